@@ -1,0 +1,168 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// caseTolerance holds the per-case tolerances, each with its reason. Keep it short.
+var caseTolerance = map[string]struct {
+	Tolerance
+	Why string
+}{}
+
+// RunCase runs every test_data_set_* of one case directory and returns ""
+// on success or the reason for failure (a single line).
+func RunCase(dir string) (reason string) {
+	defer func() {
+		if p := recover(); p != nil {
+			reason = fmt.Sprintf("harness panic: %v", p)
+		}
+	}()
+	name := filepath.Base(dir)
+	tol := DefaultTolerance
+	if t, ok := caseTolerance[name]; ok {
+		tol = t.Tolerance
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return "read model: " + err.Error()
+	}
+	s, err := runtime.Load(data, nil)
+	if err != nil {
+		return oneLine(err)
+	}
+	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+	if len(sets) == 0 {
+		return "no test_data_set_*"
+	}
+	g := s.Model().Graph
+	for _, set := range sets {
+		feeds := map[string]tensor.Value{}
+		for i, in := range g.Inputs {
+			b, err := os.ReadFile(filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
+			if err != nil {
+				if os.IsNotExist(err) {
+					continue // omitted optional input
+				}
+				return err.Error()
+			}
+			v, err := protoconv.DecodeValue(b, kindOf(in.Type), 0)
+			if err != nil {
+				return "input " + in.Name + ": " + oneLine(err)
+			}
+			feeds[in.Name] = v
+		}
+		got, err := s.Run(context.Background(), feeds)
+		if err != nil {
+			return oneLine(err)
+		}
+		for i, out := range g.Outputs {
+			b, err := os.ReadFile(filepath.Join(set, fmt.Sprintf("output_%d.pb", i)))
+			if err != nil {
+				return err.Error()
+			}
+			want, err := protoconv.DecodeValue(b, kindOf(out.Type), 0)
+			if err != nil {
+				return "expected output " + out.Name + ": " + oneLine(err)
+			}
+			if d := Compare(got[out.Name], want, tol); d != "" {
+				return fmt.Sprintf("output %q: %s", out.Name, d)
+			}
+		}
+	}
+	return ""
+}
+
+func kindOf(t graph.Type) protoconv.ValueKind {
+	switch t.Kind {
+	case graph.KindSequence:
+		return protoconv.SequenceValue
+	case graph.KindOptional:
+		return protoconv.OptionalValue
+	}
+	return protoconv.TensorValue
+}
+
+// oneLine shortens an error for the manifest: code and message, first line, bounded.
+func oneLine(err error) string {
+	s := err.Error()
+	if errs.CodeOf(err) == errs.Internal {
+		if i := strings.Index(s, "\n"); i >= 0 {
+			s = s[:i]
+		}
+	}
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
+
+// Manifest maps a case name to "pass" or "fail: <reason>".
+type Manifest map[string]string
+
+// ReadManifest reads lines "case pass" / "case fail: reason"; # starts a comment.
+func ReadManifest(path string) (Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := Manifest{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, status, _ := strings.Cut(line, " ")
+		m[name] = status
+	}
+	return m, sc.Err()
+}
+
+// WriteManifest writes the manifest sorted by case name.
+func WriteManifest(path string, m Manifest, header string) error {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(header)
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %s\n", n, m[n])
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// PrimaryOps reads the inventory's case → primary op column.
+func PrimaryOps(inventory string) (map[string]string, error) {
+	f, err := os.Open(inventory)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range rows[1:] {
+		out[r[0]] = r[1]
+	}
+	return out, nil
+}

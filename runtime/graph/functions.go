@@ -1,0 +1,165 @@
+package graph
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+)
+
+// expanded is a node after model-local functions were inlined, with the
+// opsets that apply to it (a function body has its own opset_import).
+type expanded struct {
+	proto  *pb.NodeProto
+	opsets map[string]int
+}
+
+// expandFunctions inlines calls to model-local functions (FunctionProto):
+// the body's nodes replace the call, formal inputs/outputs are renamed to the
+// call's actual names, internal values get a unique prefix, and attribute
+// references (ref_attr_name) take the call's attribute or the default.
+func (l *loader) expandFunctions(nodes []*pb.NodeProto, opsets map[string]int, depth int, prefix string) ([]expanded, error) {
+	var out []expanded
+	for i, n := range nodes {
+		f := l.functions[funcKey{op.CanonicalDomain(n.GetDomain()), n.GetOpType(), n.GetOverload()}]
+		if f == nil {
+			out = append(out, expanded{proto: n, opsets: opsets})
+			continue
+		}
+		if depth >= maxFunctionDepth {
+			return nil, errs.New(errs.BadModel, "model-local functions nest deeper than %d (recursive function %s?)", maxFunctionDepth, f.GetName())
+		}
+		call := n.GetName()
+		if call == "" {
+			call = fmt.Sprintf("%s%s#%d", prefix, n.GetOpType(), i)
+		}
+		body, fopsets, err := l.instantiate(f, n, call, opsets)
+		if err != nil {
+			return nil, errs.AtNode(err, call)
+		}
+		sub, err := l.expandFunctions(body, fopsets, depth+1, call+"/")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+	}
+	return out, nil
+}
+
+func (l *loader) instantiate(f *pb.FunctionProto, call *pb.NodeProto, callName string, outerOpsets map[string]int) ([]*pb.NodeProto, map[string]int, error) {
+	fopsets, err := opsetMap(f.GetOpsetImport())
+	if err != nil {
+		return nil, nil, err
+	}
+	for d, v := range outerOpsets {
+		if _, ok := fopsets[d]; !ok {
+			fopsets[d] = v
+		}
+	}
+	rename := map[string]string{}
+	for i, formal := range f.GetInput() {
+		actual := ""
+		if i < len(call.GetInput()) {
+			actual = call.GetInput()[i]
+		}
+		rename[formal] = actual
+	}
+	for i, formal := range f.GetOutput() {
+		actual := ""
+		if i < len(call.GetOutput()) {
+			actual = call.GetOutput()[i]
+		}
+		rename[formal] = actual
+	}
+	attrs := map[string]*pb.AttributeProto{}
+	for _, a := range f.GetAttributeProto() {
+		attrs[a.GetName()] = a
+	}
+	for _, a := range call.GetAttribute() {
+		attrs[a.GetName()] = a
+	}
+	name := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		if r, ok := rename[v]; ok {
+			return r
+		}
+		return callName + "/" + v
+	}
+	var body []*pb.NodeProto
+	for _, bn := range f.GetNode() {
+		c := proto.Clone(bn).(*pb.NodeProto)
+		for i, v := range c.Input {
+			c.Input[i] = name(v)
+		}
+		for i, v := range c.Output {
+			c.Output[i] = name(v)
+		}
+		if c.Name != "" {
+			c.Name = callName + "/" + c.Name
+		}
+		var kept []*pb.AttributeProto
+		for _, a := range c.Attribute {
+			if ref := a.GetRefAttrName(); ref != "" {
+				v, ok := attrs[ref]
+				if !ok {
+					continue // not given and no default: the attribute is absent
+				}
+				formalName := a.GetName()
+				a = proto.Clone(v).(*pb.AttributeProto)
+				a.Name = formalName
+			}
+			if a.G != nil {
+				renameOuter(a.G, name)
+			}
+			for _, g := range a.Graphs {
+				renameOuter(g, name)
+			}
+			kept = append(kept, a)
+		}
+		c.Attribute = kept
+		body = append(body, c)
+	}
+	return body, fopsets, nil
+}
+
+// renameOuter renames, inside a subgraph of a function body, the references
+// to the function's values (names the subgraph does not define itself).
+func renameOuter(g *pb.GraphProto, name func(string) string) {
+	local := map[string]bool{}
+	for _, in := range g.GetInput() {
+		local[in.GetName()] = true
+	}
+	for _, in := range g.GetInitializer() {
+		local[in.GetName()] = true
+	}
+	for _, n := range g.GetNode() {
+		for _, o := range n.GetOutput() {
+			local[o] = true
+		}
+	}
+	for _, n := range g.GetNode() {
+		for i, v := range n.Input {
+			if v != "" && !local[v] {
+				n.Input[i] = name(v)
+			}
+		}
+		for _, a := range n.Attribute {
+			if a.G != nil {
+				renameOuter(a.G, name)
+			}
+			for _, sg := range a.Graphs {
+				renameOuter(sg, name)
+			}
+		}
+	}
+	for _, o := range g.GetOutput() {
+		if !local[o.GetName()] {
+			o.Name = name(o.GetName())
+		}
+	}
+}

@@ -1,0 +1,92 @@
+// Package graph turns model bytes into an immutable, validated, executable
+// graph: values are resolved to producers, nodes are ordered topologically,
+// each node has its kernel built (attributes parsed once), and every value
+// knows after which node it is no longer needed.
+package graph
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Node is one executable node.
+type Node struct {
+	op.Node
+	// Kernel is an op.Kernel or op.ValueKernel; nil when the op is unsupported.
+	Kernel any
+	// Problem explains why Kernel is nil (an *errs.Error with code UnsupportedOp or BadModel).
+	Problem error
+	// Reads lists every value the node needs: its inputs plus the values its
+	// subgraphs take from enclosing scopes.
+	Reads []string
+	// FreeAfter lists values of this graph whose last reader is this node.
+	FreeAfter []string
+}
+
+// Graph is a validated graph (the main graph or a subgraph).
+type Graph struct {
+	Name string
+	// Inputs are the declared graph inputs in order, including initializers
+	// that IR-3 style models also list as inputs.
+	Inputs  []ValueInfo
+	Outputs []ValueInfo
+	// Initializers are constant values. Those also listed in Inputs may be
+	// overridden by a feed (for the main graph).
+	Initializers map[string]*tensor.Tensor
+	// Nodes in execution order.
+	Nodes []*Node
+	// FreeVars are the names this graph reads from enclosing scopes.
+	FreeVars []string
+	// Declared holds the value_info types, for printing and checks.
+	Declared map[string]Type
+}
+
+// InputNames implements op.Subgraph.
+func (g *Graph) InputNames() []string {
+	out := make([]string, len(g.Inputs))
+	for i, v := range g.Inputs {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// OutputNames implements op.Subgraph.
+func (g *Graph) OutputNames() []string {
+	out := make([]string, len(g.Outputs))
+	for i, v := range g.Outputs {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// Model is a loaded model.
+type Model struct {
+	IRVersion       int64
+	Opsets          map[string]int // canonical domain → version
+	ProducerName    string
+	ProducerVersion string
+	Doc             string
+	Metadata        map[string]string
+	Graph           *Graph
+}
+
+// Unsupported lists the nodes (main graph and subgraphs) that cannot run,
+// each with its problem.
+func (m *Model) Unsupported() []*Node {
+	var out []*Node
+	var walk func(g *Graph)
+	walk = func(g *Graph) {
+		for _, n := range g.Nodes {
+			if n.Problem != nil {
+				out = append(out, n)
+			}
+			for _, subs := range n.Graphs {
+				for _, s := range subs {
+					walk(s.(*Graph))
+				}
+			}
+		}
+	}
+	walk(m.Graph)
+	return out
+}

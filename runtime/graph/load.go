@@ -1,0 +1,501 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Options control loading.
+type Options struct {
+	// MaxTensorBytes bounds the size of any one tensor (initializers, and at
+	// run time every output). 0 means DefaultMaxTensorBytes.
+	MaxTensorBytes int64
+	// Registry resolves ops; nil means op.Default.
+	Registry *op.Registry
+	// ExternalData maps the "location" of external tensors to their file bytes.
+	ExternalData map[string][]byte
+}
+
+// DefaultMaxTensorBytes is 2 GiB: large enough for real models, small enough
+// that a hostile dim is refused before a WebAssembly heap (4 GiB max) is exhausted.
+const DefaultMaxTensorBytes int64 = 2 << 30
+
+const (
+	maxSubgraphDepth = 64
+	maxFunctionDepth = 32
+	minIRVersion     = 3
+	maxIRVersion     = 13
+)
+
+// Load decodes and validates a model.
+func Load(data []byte, opts Options) (*Model, error) {
+	if opts.MaxTensorBytes <= 0 {
+		opts.MaxTensorBytes = DefaultMaxTensorBytes
+	}
+	if opts.Registry == nil {
+		opts.Registry = op.Default
+	}
+	if len(data) == 0 {
+		return nil, errs.New(errs.BadModel, "model is empty (0 bytes)")
+	}
+	mp := &pb.ModelProto{}
+	if err := proto.Unmarshal(data, mp); err != nil {
+		return nil, errs.New(errs.BadModel, "not a valid ONNX model (protobuf decoding failed after reading %d bytes): %v", len(data), err)
+	}
+	return FromProto(mp, opts)
+}
+
+// FromProto validates a decoded model.
+func FromProto(mp *pb.ModelProto, opts Options) (*Model, error) {
+	if opts.MaxTensorBytes <= 0 {
+		opts.MaxTensorBytes = DefaultMaxTensorBytes
+	}
+	if opts.Registry == nil {
+		opts.Registry = op.Default
+	}
+	ir := mp.GetIrVersion()
+	if ir < minIRVersion || ir > maxIRVersion {
+		return nil, errs.New(errs.BadModel, "ir_version %d is not supported (gort reads IR versions %d to %d)", ir, minIRVersion, maxIRVersion)
+	}
+	if mp.GetGraph() == nil {
+		return nil, errs.New(errs.BadModel, "model has no graph")
+	}
+	m := &Model{
+		IRVersion:       ir,
+		Opsets:          map[string]int{},
+		ProducerName:    mp.GetProducerName(),
+		ProducerVersion: mp.GetProducerVersion(),
+		Doc:             mp.GetDocString(),
+		Metadata:        map[string]string{},
+	}
+	for _, kv := range mp.GetMetadataProps() {
+		m.Metadata[kv.GetKey()] = kv.GetValue()
+	}
+	opsets, err := opsetMap(mp.GetOpsetImport())
+	if err != nil {
+		return nil, err
+	}
+	m.Opsets = opsets
+	l := &loader{opts: opts, ir: ir, functions: map[funcKey]*pb.FunctionProto{}}
+	for _, f := range mp.GetFunctions() {
+		k := funcKey{op.CanonicalDomain(f.GetDomain()), f.GetName(), f.GetOverload()}
+		if _, dup := l.functions[k]; dup {
+			return nil, errs.New(errs.BadModel, "model-local function %s.%s is defined twice", f.GetDomain(), f.GetName())
+		}
+		l.functions[k] = f
+	}
+	g, err := l.graph(mp.GetGraph(), opsets, nil, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	m.Graph = g
+	return m, nil
+}
+
+func opsetMap(imports []*pb.OperatorSetIdProto) (map[string]int, error) {
+	m := map[string]int{}
+	for _, o := range imports {
+		d := op.CanonicalDomain(o.GetDomain())
+		if _, dup := m[d]; dup {
+			return nil, errs.New(errs.BadModel, "opset_import lists domain %q twice", o.GetDomain())
+		}
+		if o.GetVersion() < 1 || o.GetVersion() > 1000 {
+			return nil, errs.New(errs.BadModel, "opset_import for domain %q has version %d", o.GetDomain(), o.GetVersion())
+		}
+		m[d] = int(o.GetVersion())
+	}
+	return m, nil
+}
+
+type funcKey struct{ domain, name, overload string }
+
+type loader struct {
+	opts      Options
+	ir        int64
+	functions map[funcKey]*pb.FunctionProto
+}
+
+// graph builds a Graph from its proto. outer holds the names visible from
+// enclosing scopes (nil for the main graph).
+func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[string]bool, depth int, main bool) (*Graph, error) {
+	if depth > maxSubgraphDepth {
+		return nil, errs.New(errs.BadModel, "subgraphs nested deeper than %d levels", maxSubgraphDepth)
+	}
+	g := &Graph{Name: gp.GetName(), Initializers: map[string]*tensor.Tensor{}, Declared: map[string]Type{}}
+	// producers: name → "input", "initializer" or node index
+	defined := map[string]string{}
+	define := func(name, by string) error {
+		if name == "" {
+			return nil
+		}
+		if prev, dup := defined[name]; dup {
+			return errs.New(errs.BadModel, "value is produced twice (by %s and by %s)", prev, by).WithTensor(name)
+		}
+		defined[name] = by
+		return nil
+	}
+
+	for _, tp := range gp.GetInitializer() {
+		t, err := l.initializer(tp)
+		if err != nil {
+			return nil, err
+		}
+		if err := define(tp.GetName(), "an initializer"); err != nil {
+			return nil, err
+		}
+		g.Initializers[tp.GetName()] = t
+	}
+	for _, sp := range gp.GetSparseInitializer() {
+		t, err := protoconv.Sparse(sp, l.opts.MaxTensorBytes)
+		if err != nil {
+			return nil, err
+		}
+		name := sp.GetValues().GetName()
+		if err := define(name, "a sparse initializer"); err != nil {
+			return nil, err
+		}
+		g.Initializers[name] = t
+	}
+	for _, vi := range gp.GetInput() {
+		info := ValueInfo{Name: vi.GetName(), Type: typeFromProto(vi.GetType())}
+		if info.Name == "" {
+			return nil, errs.New(errs.BadModel, "graph %q has an input without a name", gp.GetName())
+		}
+		if _, isInit := g.Initializers[info.Name]; isInit {
+			// IR-3 / keep_initializers_as_inputs: overridable initializer.
+			if main && defined[info.Name] == "a graph input" {
+				return nil, errs.New(errs.BadModel, "graph input listed twice").WithTensor(info.Name)
+			}
+		} else if err := define(info.Name, "a graph input"); err != nil {
+			return nil, err
+		}
+		g.Inputs = append(g.Inputs, info)
+	}
+	for _, vi := range gp.GetValueInfo() {
+		g.Declared[vi.GetName()] = typeFromProto(vi.GetType())
+	}
+
+	// Expand model-local function calls, then build nodes.
+	nodes, err := l.expandFunctions(gp.GetNode(), opsets, 0, "")
+	if err != nil {
+		return nil, err
+	}
+	for i, np := range nodes {
+		name := np.proto.GetName()
+		if name == "" {
+			name = fmt.Sprintf("%s#%d", np.proto.GetOpType(), i)
+		}
+		for _, out := range np.proto.GetOutput() {
+			if err := define(out, "node "+name); err != nil {
+				return nil, err.(*errs.Error).WithNode(name)
+			}
+		}
+	}
+	visible := func(name string) bool { return defined[name] != "" || outer[name] }
+	var built []*Node
+	for i, np := range nodes {
+		n, err := l.node(np, i, visible, outer, defined, depth)
+		if err != nil {
+			return nil, err
+		}
+		built = append(built, n)
+	}
+	for _, vi := range gp.GetOutput() {
+		info := ValueInfo{Name: vi.GetName(), Type: typeFromProto(vi.GetType())}
+		if !visible(info.Name) {
+			return nil, errs.New(errs.BadModel, "graph output is not produced by any node, input or initializer").WithTensor(info.Name)
+		}
+		g.Outputs = append(g.Outputs, info)
+	}
+	order, err := topoSort(built, defined)
+	if err != nil {
+		return nil, err
+	}
+	g.Nodes = order
+	g.FreeVars = freeVars(g, defined)
+	planFrees(g)
+	return g, nil
+}
+
+func (l *loader) initializer(tp *pb.TensorProto) (*tensor.Tensor, error) {
+	if tp.GetName() == "" {
+		return nil, errs.New(errs.BadModel, "an initializer has no name")
+	}
+	if tp.GetDataLocation() == pb.TensorProto_EXTERNAL {
+		resolved, err := resolveExternal(tp, l.opts.ExternalData)
+		if err != nil {
+			return nil, err
+		}
+		tp = resolved
+	}
+	return protoconv.Tensor(tp, l.opts.MaxTensorBytes)
+}
+
+// resolveExternal replaces an external reference by raw_data from the
+// provided files (location, offset, length as in the ONNX IR spec).
+func resolveExternal(tp *pb.TensorProto, files map[string][]byte) (*pb.TensorProto, error) {
+	var loc string
+	var offset, length int64 = 0, -1
+	for _, kv := range tp.GetExternalData() {
+		switch kv.GetKey() {
+		case "location":
+			loc = kv.GetValue()
+		case "offset":
+			fmt.Sscan(kv.GetValue(), &offset)
+		case "length":
+			fmt.Sscan(kv.GetValue(), &length)
+		}
+	}
+	data, ok := files[loc]
+	if !ok {
+		return nil, errs.New(errs.ExternalData, "data is stored in external file %q, which was not provided", loc).WithTensor(tp.GetName())
+	}
+	if length < 0 {
+		length = int64(len(data)) - offset
+	}
+	if offset < 0 || length < 0 || offset > int64(len(data)) || length > int64(len(data))-offset {
+		return nil, errs.New(errs.ExternalData, "external file %q has %d bytes; offset %d length %d is outside it", loc, len(data), offset, length).WithTensor(tp.GetName())
+	}
+	c := proto.Clone(tp).(*pb.TensorProto)
+	c.DataLocation = pb.TensorProto_DEFAULT
+	c.ExternalData = nil
+	c.RawData = data[offset : offset+length]
+	return c, nil
+}
+
+func (l *loader) node(np expanded, index int, visible func(string) bool, outer map[string]bool, defined map[string]string, depth int) (*Node, error) {
+	p, opsets := np.proto, np.opsets
+	name := p.GetName()
+	if name == "" {
+		name = fmt.Sprintf("%s#%d", p.GetOpType(), index)
+	}
+	domain := op.CanonicalDomain(p.GetDomain())
+	n := &Node{Node: op.Node{
+		Name: name, OpType: p.GetOpType(), Domain: domain,
+		Inputs: p.GetInput(), Outputs: p.GetOutput(),
+		Attrs: map[string]*pb.AttributeProto{}, Graphs: map[string][]op.Subgraph{},
+		MaxBytes: l.opts.MaxTensorBytes,
+	}}
+	if p.GetOpType() == "" {
+		return nil, errs.New(errs.BadModel, "node has no op_type").WithNode(name)
+	}
+	for _, in := range n.Inputs {
+		if in != "" && !visible(in) {
+			return nil, errs.New(errs.BadModel, "input %q is not produced by any node, graph input or initializer", in).WithNode(name)
+		}
+	}
+	reads := map[string]bool{}
+	for _, in := range n.Inputs {
+		if in != "" {
+			reads[in] = true
+		}
+	}
+	// Names visible to subgraphs: everything visible here.
+	var inner map[string]bool
+	for _, a := range p.GetAttribute() {
+		if a.GetName() == "" {
+			return nil, errs.New(errs.BadModel, "attribute without a name").WithNode(name)
+		}
+		if _, dup := n.Attrs[a.GetName()]; dup {
+			return nil, errs.New(errs.BadModel, "attribute %q given twice", a.GetName()).WithNode(name)
+		}
+		n.Attrs[a.GetName()] = a
+		var gps []*pb.GraphProto
+		switch {
+		case a.GetG() != nil:
+			gps = []*pb.GraphProto{a.GetG()}
+		case len(a.GetGraphs()) > 0:
+			gps = a.GetGraphs()
+		}
+		for _, gp := range gps {
+			if inner == nil {
+				inner = map[string]bool{}
+				for k := range outer {
+					inner[k] = true
+				}
+				for k := range defined {
+					inner[k] = true
+				}
+			}
+			sub, err := l.graph(gp, opsets, inner, depth+1, false)
+			if err != nil {
+				return nil, errs.AtNode(err, name)
+			}
+			n.Graphs[a.GetName()] = append(n.Graphs[a.GetName()], sub)
+			for _, fv := range sub.FreeVars {
+				reads[fv] = true
+			}
+		}
+	}
+	for r := range reads {
+		n.Reads = append(n.Reads, r)
+	}
+	sort.Strings(n.Reads)
+
+	opset, ok := opsets[domain]
+	if !ok {
+		n.Problem = errs.New(errs.UnsupportedOp, "the model does not import the domain %q of op %s", p.GetDomain(), p.GetOpType()).WithNode(name)
+		return n, nil
+	}
+	n.Opset = opset
+	res := l.opts.Registry.Resolve(domain, p.GetOpType(), opset)
+	if res.Builder == nil {
+		n.Problem = errs.New(errs.UnsupportedOp, "%s", res.Problem).WithNode(name)
+		return n, nil
+	}
+	n.Version = res.Version
+	k, err := buildKernel(res.Builder, &n.Node)
+	if err != nil {
+		return nil, errs.AtNode(err, name)
+	}
+	n.Kernel = k
+	return n, nil
+}
+
+// buildKernel calls a builder, turning a panic into an error so that a
+// malformed attribute can never crash loading.
+func buildKernel(b op.Builder, n *op.Node) (k any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*errs.Error); ok {
+				err = e
+				return
+			}
+			err = errs.New(errs.BadModel, "building %s failed: %v", n.OpType, r)
+		}
+	}()
+	k, err = b(n)
+	if err == nil {
+		switch k.(type) {
+		case op.Kernel, op.ValueKernel:
+		default:
+			err = errs.New(errs.Internal, "builder for %s returned %T", n.OpType, k)
+		}
+	}
+	return k, err
+}
+
+// topoSort orders nodes so that every node follows the producers of what it
+// reads (stable: ties keep model order) and rejects cycles.
+func topoSort(nodes []*Node, defined map[string]string) ([]*Node, error) {
+	producer := map[string]int{}
+	for i, n := range nodes {
+		for _, o := range n.Outputs {
+			if o != "" {
+				producer[o] = i
+			}
+		}
+	}
+	indeg := make([]int, len(nodes))
+	users := make([][]int, len(nodes))
+	for i, n := range nodes {
+		seen := map[int]bool{}
+		for _, r := range n.Reads {
+			if p, ok := producer[r]; ok && !seen[p] {
+				seen[p] = true
+				indeg[i]++
+				users[p] = append(users[p], i)
+			}
+		}
+	}
+	// Kahn's algorithm with a min-heap by model order, kept simple with a sorted ready list.
+	var ready []int
+	for i := range nodes {
+		if indeg[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	order := make([]*Node, 0, len(nodes))
+	for len(ready) > 0 {
+		i := ready[0]
+		ready = ready[1:]
+		order = append(order, nodes[i])
+		for _, u := range users[i] {
+			indeg[u]--
+			if indeg[u] == 0 {
+				j := sort.SearchInts(ready, u)
+				ready = append(ready, 0)
+				copy(ready[j+1:], ready[j:])
+				ready[j] = u
+			}
+		}
+	}
+	if len(order) != len(nodes) {
+		for i, d := range indeg {
+			if d > 0 {
+				return nil, errs.New(errs.BadModel, "the graph has a cycle through this node").WithNode(nodes[i].Name)
+			}
+		}
+	}
+	return order, nil
+}
+
+// freeVars are the names read by the graph's nodes that the graph itself does not define.
+func freeVars(g *Graph, defined map[string]string) []string {
+	set := map[string]bool{}
+	for _, n := range g.Nodes {
+		for _, r := range n.Reads {
+			if defined[r] == "" {
+				if _, isInit := g.Initializers[r]; !isInit {
+					set[r] = true
+				}
+			}
+		}
+	}
+	for _, o := range g.Outputs {
+		if defined[o.Name] == "" {
+			if _, isInit := g.Initializers[o.Name]; !isInit {
+				set[o.Name] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// planFrees records, on each node, the local values whose last reader it is.
+// Graph outputs and constant initializers are never freed; values nobody
+// reads are freed right after their producer.
+func planFrees(g *Graph) {
+	keep := map[string]bool{}
+	for _, o := range g.Outputs {
+		keep[o.Name] = true
+	}
+	local := map[string]bool{}
+	for _, in := range g.Inputs {
+		local[in.Name] = true // fed inputs, including overridable initializers
+	}
+	last := map[string]int{}
+	for i, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			if o != "" {
+				local[o] = true
+				last[o] = i
+			}
+		}
+		for _, r := range n.Reads {
+			last[r] = i
+		}
+	}
+	for name, i := range last {
+		if keep[name] || !local[name] {
+			continue
+		}
+		g.Nodes[i].FreeAfter = append(g.Nodes[i].FreeAfter, name)
+	}
+	for _, n := range g.Nodes {
+		sort.Strings(n.FreeAfter)
+	}
+}

@@ -1,0 +1,70 @@
+package op
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Context is what a kernel sees of the run it is part of.
+type Context struct {
+	// Ctx carries cancellation; long kernels (Loop) check it through Err.
+	Ctx context.Context
+	// MaxBytes is the memory budget for any single tensor.
+	MaxBytes int64
+	// RunSubgraph executes g with the given inputs; outer-scope values are
+	// those visible at the calling node. Set by the executor.
+	RunSubgraphFunc func(g Subgraph, inputs []tensor.Value) ([]tensor.Value, error)
+}
+
+// RunSubgraph runs a graph attribute of the current node.
+func (c *Context) RunSubgraph(g Subgraph, inputs []tensor.Value) ([]tensor.Value, error) {
+	if c.RunSubgraphFunc == nil {
+		return nil, errs.New(errs.Internal, "no subgraph executor")
+	}
+	return c.RunSubgraphFunc(g, inputs)
+}
+
+// Err returns an Aborted error once the run is cancelled.
+func (c *Context) Err() error {
+	if c.Ctx != nil && c.Ctx.Err() != nil {
+		return errs.New(errs.Aborted, "run aborted: %v", context.Cause(c.Ctx))
+	}
+	return nil
+}
+
+// CheckShape returns a TooLarge error if a tensor of this shape and dtype
+// would not fit the budget (or its size overflows), and the element count otherwise.
+func (c *Context) CheckShape(dt tensor.DType, shape []int) (int, error) {
+	n, ok := tensor.Size(shape)
+	if !ok {
+		return 0, errs.New(errs.TooLarge, "output shape %v is invalid or overflows", shape)
+	}
+	if c.MaxBytes > 0 && int64(n) > c.MaxBytes/int64(dt.ElemBytes()) {
+		return 0, errs.New(errs.TooLarge, "output of shape %v (%d elements of %s) exceeds the memory budget of %d bytes", shape, n, dt, c.MaxBytes)
+	}
+	return n, nil
+}
+
+// New allocates a zero tensor after checking the budget. Over budget it
+// panics with a TooLarge *errs.Error, which the executor turns into an error
+// naming the node; kernels therefore need no error plumbing for allocation.
+func (c *Context) New(dt tensor.DType, shape ...int) *tensor.Tensor {
+	if _, err := c.CheckShape(dt, shape); err != nil {
+		panic(err)
+	}
+	return tensor.New(dt, shape...)
+}
+
+// Fail aborts the kernel with a Runtime error (recovered by the executor).
+// Use it deep inside helpers where returning an error is awkward.
+func Fail(format string, args ...any) {
+	panic(errs.New(errs.Runtime, format, args...))
+}
+
+// Errorf returns a Runtime error for kernels to return.
+func Errorf(format string, args ...any) error {
+	return &errs.Error{Code: errs.Runtime, Msg: fmt.Sprintf(format, args...)}
+}

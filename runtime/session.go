@@ -1,0 +1,270 @@
+// Package runtime is gort's Go API: load an ONNX model, inspect its inputs and
+// outputs, and run it.
+//
+//	s, err := runtime.Load(modelBytes, nil)
+//	out, err := s.Run(ctx, map[string]tensor.Value{"x": x})
+//
+// Every error it returns is an *errs.Error with a stable code; no panic
+// escapes it.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/exec"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+
+	_ "github.com/gort-dev/gort/ops" // registers the operators in op.Default
+)
+
+// Options control loading and running.
+type Options struct {
+	// MaxTensorBytes bounds any single tensor, at load and at run time.
+	// 0 means graph.DefaultMaxTensorBytes (2 GiB).
+	MaxTensorBytes int64
+	// FreeDimensionOverrides fixes symbolic dims (dim_param) by name.
+	FreeDimensionOverrides map[string]int64
+	// ExternalData maps the location of external tensor data to its bytes.
+	ExternalData map[string][]byte
+	// Registry resolves operators; nil means op.Default (all of package ops).
+	Registry *op.Registry
+}
+
+// Session is a loaded model ready to run. It is immutable after Load, so it
+// may be used from several goroutines at once.
+type Session struct {
+	model        *graph.Model
+	opts         Options
+	inputs       []IOInfo
+	overridable  []IOInfo
+	outputs      []IOInfo
+	inputByName  map[string]IOInfo
+	outputByName map[string]bool
+}
+
+// IOInfo describes a graph input or output.
+type IOInfo struct {
+	Name string
+	Type graph.Type
+}
+
+// Load decodes and validates a model. Unsupported ops do not fail loading
+// (see Session.Unsupported); running a graph that reaches one does.
+func Load(data []byte, opts *Options) (s *Session, err error) {
+	defer recoverTo(&err)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxTensorBytes <= 0 {
+		o.MaxTensorBytes = graph.DefaultMaxTensorBytes
+	}
+	m, err := graph.Load(data, graph.Options{MaxTensorBytes: o.MaxTensorBytes, Registry: o.Registry, ExternalData: o.ExternalData})
+	if err != nil {
+		return nil, err
+	}
+	s = &Session{model: m, opts: o, inputByName: map[string]IOInfo{}, outputByName: map[string]bool{}}
+	for _, in := range m.Graph.Inputs {
+		info := IOInfo{Name: in.Name, Type: s.override(in.Type)}
+		if _, isInit := m.Graph.Initializers[in.Name]; isInit {
+			s.overridable = append(s.overridable, info)
+		} else {
+			s.inputs = append(s.inputs, info)
+		}
+		s.inputByName[in.Name] = info
+	}
+	for _, out := range m.Graph.Outputs {
+		s.outputs = append(s.outputs, IOInfo{Name: out.Name, Type: s.override(out.Type)})
+		s.outputByName[out.Name] = true
+	}
+	return s, nil
+}
+
+// override applies FreeDimensionOverrides to a declared type.
+func (s *Session) override(t graph.Type) graph.Type {
+	if len(s.opts.FreeDimensionOverrides) == 0 || t.Shape == nil {
+		return t
+	}
+	shape := append([]graph.Dim(nil), t.Shape...)
+	for i, d := range shape {
+		if v, ok := s.opts.FreeDimensionOverrides[d.Param]; ok && d.Param != "" {
+			shape[i] = graph.Dim{Value: v}
+		}
+	}
+	t.Shape = shape
+	return t
+}
+
+// Model returns the loaded graph (read-only), for inspection tools.
+func (s *Session) Model() *graph.Model { return s.model }
+
+// Inputs lists the inputs a caller must feed.
+func (s *Session) Inputs() []IOInfo { return s.inputs }
+
+// OverridableInitializers lists graph inputs that also have an initializer
+// (IR-3 models, keep_initializers_as_inputs=True): a feed overrides the
+// weight, otherwise the initializer is used.
+func (s *Session) OverridableInitializers() []IOInfo { return s.overridable }
+
+// Outputs lists the graph outputs.
+func (s *Session) Outputs() []IOInfo { return s.outputs }
+
+// Unsupported returns one error per node that cannot run (unknown op or a
+// version gort does not implement), for reporting before running.
+func (s *Session) Unsupported() []error {
+	var out []error
+	for _, n := range s.model.Unsupported() {
+		out = append(out, n.Problem)
+	}
+	return out
+}
+
+// RunOptions tune one Run call.
+type RunOptions struct {
+	// Yield is called between nodes (the wasm build gives the event loop a turn).
+	Yield func()
+	// Trace receives every node's outputs (for node-by-node comparison).
+	Trace func(n *graph.Node, outputs []tensor.Value)
+}
+
+// Run executes the model. feeds maps input names to values; outputs selects
+// the outputs to compute (all when empty).
+func (s *Session) Run(ctx context.Context, feeds map[string]tensor.Value, outputs ...string) (map[string]tensor.Value, error) {
+	return s.RunWith(ctx, feeds, outputs, RunOptions{})
+}
+
+// RunWith is Run with per-run options.
+func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, outputs []string, ro RunOptions) (res map[string]tensor.Value, err error) {
+	defer recoverTo(&err)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := s.checkFeeds(feeds); err != nil {
+		return nil, err
+	}
+	if len(outputs) == 0 {
+		for _, o := range s.outputs {
+			outputs = append(outputs, o.Name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, o := range outputs {
+		if !s.outputByName[o] {
+			return nil, errs.New(errs.InvalidArgument, "unknown output; the model's outputs are %v", s.outputNames()).WithTensor(o)
+		}
+		if seen[o] {
+			return nil, errs.New(errs.InvalidArgument, "output requested twice").WithTensor(o)
+		}
+		seen[o] = true
+	}
+	return exec.Run(ctx, s.model.Graph, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace})
+}
+
+func (s *Session) outputNames() []string {
+	out := make([]string, len(s.outputs))
+	for i, o := range s.outputs {
+		out[i] = o.Name
+	}
+	return out
+}
+
+func (s *Session) inputNames() []string {
+	out := make([]string, len(s.inputs))
+	for i, o := range s.inputs {
+		out[i] = o.Name
+	}
+	return out
+}
+
+// checkFeeds validates feeds against the declared inputs before anything runs:
+// unknown names, missing inputs, kind, dtype, rank, fixed dims, and symbolic
+// dims bound consistently across inputs.
+func (s *Session) checkFeeds(feeds map[string]tensor.Value) error {
+	names := make([]string, 0, len(feeds))
+	for k := range feeds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := s.inputByName[name]; !ok {
+			return errs.New(errs.InvalidFeed, "the model has no input of this name; its inputs are %v", s.inputNames()).WithTensor(name)
+		}
+		if feeds[name] == nil {
+			return errs.New(errs.InvalidFeed, "feed is nil").WithTensor(name)
+		}
+	}
+	for _, in := range s.inputs {
+		if _, ok := feeds[in.Name]; !ok {
+			return errs.New(errs.InvalidFeed, "missing input (expected %s)", in.Type).WithTensor(in.Name)
+		}
+	}
+	bound := map[string]int{}
+	boundBy := map[string]string{}
+	for _, name := range names {
+		info := s.inputByName[name]
+		if err := checkValue(info, feeds[name], bound, boundBy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[string]string) error {
+	want := info.Type
+	fail := func(format string, args ...any) error {
+		return errs.New(errs.InvalidFeed, format, args...).WithTensor(info.Name)
+	}
+	switch want.Kind {
+	case graph.KindTensor:
+		t, ok := v.(*tensor.Tensor)
+		if !ok {
+			return fail("expected a tensor %s, got %T", want, v)
+		}
+		if want.Elem != tensor.Undefined && t.DType() != want.Elem {
+			return fail("expected element type %s, got %s", want.Elem, t.DType())
+		}
+		if want.Shape == nil {
+			return nil
+		}
+		if t.Rank() != len(want.Shape) {
+			return fail("expected rank %d (shape %s), got shape %v", len(want.Shape), want, t.Shape())
+		}
+		for i, d := range want.Shape {
+			got := t.Shape()[i]
+			switch {
+			case d.Param != "":
+				if b, ok := bound[d.Param]; ok && b != got {
+					return fail("dim %d is %q = %d, but input %q bound %q = %d", i, d.Param, got, boundBy[d.Param], d.Param, b)
+				}
+				bound[d.Param], boundBy[d.Param] = got, info.Name
+			case d.Value >= 0 && int64(got) != d.Value:
+				return fail("dim %d must be %d (shape %s), got shape %v", i, d.Value, want, t.Shape())
+			}
+		}
+	case graph.KindSequence:
+		if _, ok := v.(*tensor.Sequence); !ok {
+			return fail("expected a sequence, got %T", v)
+		}
+	case graph.KindOptional:
+		if _, ok := v.(*tensor.Optional); !ok {
+			return fail("expected an optional, got %T", v)
+		}
+	}
+	return nil
+}
+
+// recoverTo turns a panic escaping the API into an Internal error.
+func recoverTo(err *error) {
+	if p := recover(); p != nil {
+		if e, ok := p.(*errs.Error); ok {
+			*err = e
+			return
+		}
+		*err = errs.New(errs.Internal, "gort panicked: %v", fmt.Sprint(p))
+	}
+}
