@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -146,4 +147,34 @@ func writeTable(path string, got Manifest) error {
 	}
 	fmt.Fprintf(&b, "| **total** | %d | %d |\n", tc, tp)
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// TestCases runs only the cases whose names match GORT_CASES (a regular
+// expression) and reports each result, without consulting the manifest.
+// For working on an op: GORT_CASES='^test_conv' go test -run TestCases -v ./runtime/conformance
+func TestCases(t *testing.T) {
+	pattern := os.Getenv("GORT_CASES")
+	if pattern == "" {
+		t.Skip("set GORT_CASES to a regular expression of case names")
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(suiteDir, "test_*"))
+	pass, fail := 0, 0
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		if !re.MatchString(name) {
+			continue
+		}
+		if r := RunCase(d); r != "" {
+			fail++
+			t.Logf("FAIL %s: %s", name, r)
+		} else {
+			pass++
+			t.Logf("pass %s", name)
+		}
+	}
+	t.Logf("%d passed, %d failed", pass, fail)
 }
