@@ -1,4 +1,8 @@
-// Package ops implements the ONNX operators. Each op lives in its own file
-// with all its versions, registered in op.Default from an init function;
-// the numeric loops that know nothing about graphs live in ops/kernels.
+// Package ops registers every operator gort implements in op.Default.
+//
+// Operators are grouped in subpackages by kind (elementwise math, neural-net
+// layers, tensor manipulation, resampling, control flow); each keeps one file
+// per ONNX op with all its versions. Importing this package (the runtime does)
+// registers them all. Shared helpers live in ops/opsutil; numeric loops that
+// know nothing about graphs live in ops/kernels.
 package ops

@@ -1,12 +1,14 @@
-package ops
+// Package opsutil holds helpers shared by the operator packages: numpy
+// broadcasting, axis normalisation, shape arithmetic.
+package opsutil
 
 import (
 	"github.com/gort-dev/gort/runtime/op"
 )
 
-// broadcastShape returns the numpy-style broadcast of shapes, or an error
+// BroadcastShape returns the numpy-style broadcast of shapes, or an error
 // naming the mismatching dims.
-func broadcastShape(shapes ...[]int) ([]int, error) {
+func BroadcastShape(shapes ...[]int) ([]int, error) {
 	rank := 0
 	for _, s := range shapes {
 		if len(s) > rank {
@@ -33,9 +35,9 @@ func broadcastShape(shapes ...[]int) ([]int, error) {
 	return out, nil
 }
 
-// broadcastStrides returns, for an input of shape in broadcast to out, the
+// BroadcastStrides returns, for an input of shape in broadcast to out, the
 // element stride of each output dim in the input (0 where broadcast).
-func broadcastStrides(in, out []int) []int {
+func BroadcastStrides(in, out []int) []int {
 	st := make([]int, len(out))
 	off := len(out) - len(in)
 	s := 1
@@ -48,10 +50,10 @@ func broadcastStrides(in, out []int) []int {
 	return st
 }
 
-// broadcastIndex calls f(o, ia, ib) for every output element o with the
+// BroadcastIndex calls f(o, ia, ib) for every output element o with the
 // offsets of the corresponding elements of a and b. The innermost dim is a
 // tight loop so the common cases (same shape, scalar, row vector) stay fast.
-func broadcastIndex(aShape, bShape, out []int, f func(o, ia, ib int)) {
+func BroadcastIndex(aShape, bShape, out []int, f func(o, ia, ib int)) {
 	n := 1
 	for _, d := range out {
 		n *= d
@@ -63,7 +65,7 @@ func broadcastIndex(aShape, bShape, out []int, f func(o, ia, ib int)) {
 		f(0, 0, 0)
 		return
 	}
-	sa, sb := broadcastStrides(aShape, out), broadcastStrides(bShape, out)
+	sa, sb := BroadcastStrides(aShape, out), BroadcastStrides(bShape, out)
 	r := len(out)
 	inner := out[r-1]
 	ia0, ib0 := sa[r-1], sb[r-1]
@@ -88,8 +90,8 @@ func broadcastIndex(aShape, bShape, out []int, f func(o, ia, ib int)) {
 	}
 }
 
-// normAxis maps a possibly negative axis into [0, rank) or fails.
-func normAxis(axis int64, rank int) (int, error) {
+// NormAxis maps a possibly negative axis into [0, rank) or fails.
+func NormAxis(axis int64, rank int) (int, error) {
 	a := int(axis)
 	if a < 0 {
 		a += rank
@@ -100,8 +102,8 @@ func normAxis(axis int64, rank int) (int, error) {
 	return a, nil
 }
 
-// product multiplies dims[from:to].
-func product(dims []int) int {
+// Product multiplies dims.
+func Product(dims []int) int {
 	p := 1
 	for _, d := range dims {
 		p *= d

@@ -1,4 +1,4 @@
-package ops
+package opsutil
 
 import (
 	"reflect"
@@ -15,14 +15,14 @@ func TestBroadcastIndex(t *testing.T) {
 		{[]int{5, 1}, []int{1, 7}, []int{5, 7}},
 	}
 	for _, c := range cases {
-		got, err := broadcastShape(c.a, c.b)
+		got, err := BroadcastShape(c.a, c.b)
 		if err != nil || !reflect.DeepEqual(got, c.out) {
-			t.Fatalf("broadcastShape(%v,%v) = %v, %v", c.a, c.b, got, err)
+			t.Fatalf("BroadcastShape(%v,%v) = %v, %v", c.a, c.b, got, err)
 		}
 		// Check offsets against a direct computation from multi-indices.
-		n := product(c.out)
+		n := Product(c.out)
 		seen := 0
-		broadcastIndex(c.a, c.b, c.out, func(o, ia, ib int) {
+		BroadcastIndex(c.a, c.b, c.out, func(o, ia, ib int) {
 			seen++
 			idx := make([]int, len(c.out))
 			rem := o
@@ -41,8 +41,8 @@ func TestBroadcastIndex(t *testing.T) {
 			t.Errorf("%v: visited %d of %d", c, seen, n)
 		}
 	}
-	if _, err := broadcastShape([]int{2, 3}, []int{4}); err == nil {
-		t.Error("broadcastShape accepted 3 vs 4")
+	if _, err := BroadcastShape([]int{2, 3}, []int{4}); err == nil {
+		t.Error("BroadcastShape accepted 3 vs 4")
 	}
 }
 
