@@ -1,0 +1,2 @@
+// Package tensorops implements ONNX operators for tensor manipulation: shapes, slicing, gathering, scattering, reductions, constants.
+package tensorops
