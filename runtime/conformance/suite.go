@@ -1,3 +1,6 @@
+// Package conformance runs the ONNX backend node test suite (vendored in
+// testdata/onnx-node) against gort and compares the results with the
+// manifest in testdata/conformance/manifest.txt.
 package conformance
 
 import (
@@ -11,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/compare"
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/protoconv"
@@ -19,7 +23,7 @@ import (
 
 // caseTolerance holds the per-case tolerances, each with its reason. Keep it short.
 var caseTolerance = map[string]struct {
-	Tolerance
+	compare.Tolerance
 	Why string
 }{}
 
@@ -32,7 +36,7 @@ func RunCase(dir string) (reason string) {
 		}
 	}()
 	name := filepath.Base(dir)
-	tol := DefaultTolerance
+	tol := compare.DefaultTolerance
 	if t, ok := caseTolerance[name]; ok {
 		tol = t.Tolerance
 	}
@@ -78,7 +82,7 @@ func RunCase(dir string) (reason string) {
 			if err != nil {
 				return "expected output " + out.Name + ": " + oneLine(err)
 			}
-			if d := Compare(got[out.Name], want, tol); d != "" {
+			if d := compare.Compare(got[out.Name], want, tol); d != "" {
 				return fmt.Sprintf("output %q: %s", out.Name, d)
 			}
 		}

@@ -1,7 +1,7 @@
-// Package conformance runs the ONNX backend node test suite (vendored in
-// testdata/onnx-node) against gort and compares the results with the
-// manifest in testdata/conformance/manifest.txt.
-package conformance
+// Package compare checks values against reference values with the ONNX test
+// runner's tolerance rule (used by the conformance suite, the CLI and, later,
+// the model checks).
+package compare
 
 import (
 	"fmt"

@@ -1,0 +1,72 @@
+# gort — see README.md. Every target installs what it needs on a fresh machine.
+
+# go.mod pins the toolchain (go1.27.x); an older `go` fetches it from the module proxy.
+export GOTOOLCHAIN := auto
+export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
+GO ?= go
+GOROOT_WASM = $(shell $(GO) env GOROOT)/lib/wasm
+WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
+PROTOC_GEN_GO_VERSION = v1.36.12
+BENCH_MODEL ?= testdata/bench/test_squeezenet
+
+.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench generate proto check wasm js fuzz
+
+all: build
+
+build:
+	$(GO) build ./...
+	bash js/build.sh
+
+# The main job: run a bundled network natively and check its output.
+run:
+	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
+
+# Everything CI runs.
+test: check test-go test-wasm test-diff test-js
+
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
+
+test-go:
+	$(GO) test ./...
+
+# The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node.
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
+
+test-diff:
+	bash tools/difftest/run.sh
+
+test-js:
+	bash js/build.sh
+	bash js/test.sh
+
+# Per-op table in testdata/conformance/TABLE.md and the summary line, native then wasm.
+conformance:
+	GORT_CONFORMANCE_TABLE=$(CURDIR)/testdata/conformance/TABLE.md $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/ | grep -E '^(conformance|FAIL|ok|---)'
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" -run TestNodeSuite -v ./runtime/conformance/ | grep -E '^(conformance|FAIL|ok|---)'
+
+# Rewrite the manifest from the current results (review the diff before committing).
+manifest:
+	GORT_UPDATE_MANIFEST=1 $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/
+
+bench:
+	$(GO) run ./tools/bench $(BENCH_MODEL)
+	GOOS=js GOARCH=wasm $(GO) build -o /tmp/gort-bench.wasm ./tools/bench && "$(WASM_EXEC)" /tmp/gort-bench.wasm $(BENCH_MODEL)
+
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzLoad -fuzztime 10m -parallel 1 ./runtime/graph/
+
+# Regenerate generated code: the ONNX protobuf bindings and the spec version table.
+generate: proto
+	$(GO) run ./tools/genspec
+
+proto:
+	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	cd runtime/onnxpb && protoc -I spec --go_out=. --go_opt=paths=source_relative \
+		--go_opt=Monnx.proto3=github.com/gort-dev/gort/runtime/onnxpb \
+		--go_opt=Monnx-data.proto=github.com/gort-dev/gort/runtime/onnxpb \
+		onnx.proto3 onnx-data.proto
