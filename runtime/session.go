@@ -79,6 +79,12 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 		s.inputByName[in.Name] = info
 	}
 	for _, out := range m.Graph.Outputs {
+		// A graph may list one value as an output twice; the session
+		// lists it once, so that Run with no selection does not ask for
+		// it twice.
+		if s.outputByName[out.Name] {
+			continue
+		}
 		s.outputs = append(s.outputs, IOInfo{Name: out.Name, Type: s.override(out.Type)})
 		s.outputByName[out.Name] = true
 	}
@@ -194,7 +200,7 @@ func (s *Session) checkFeeds(feeds map[string]tensor.Value) error {
 		if _, ok := s.inputByName[name]; !ok {
 			return errs.New(errs.InvalidFeed, "the model has no input of this name; its inputs are %v", s.inputNames()).WithTensor(name)
 		}
-		if feeds[name] == nil {
+		if isNil(feeds[name]) {
 			return errs.New(errs.InvalidFeed, "feed is nil").WithTensor(name)
 		}
 	}
@@ -212,6 +218,22 @@ func (s *Session) checkFeeds(feeds map[string]tensor.Value) error {
 		}
 	}
 	return nil
+}
+
+// isNil reports whether v is nil or a nil pointer in an interface (a typed
+// nil would otherwise reach the kernels and crash them).
+func isNil(v tensor.Value) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *tensor.Tensor:
+		return x == nil || x.Data() == nil
+	case *tensor.Sequence:
+		return x == nil
+	case *tensor.Optional:
+		return x == nil
+	}
+	return false
 }
 
 func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[string]string) error {

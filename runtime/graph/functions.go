@@ -15,38 +15,92 @@ import (
 type expanded struct {
 	proto  *pb.NodeProto
 	opsets map[string]int
+	// calls is the chain of model-local functions this node was inlined
+	// from, outermost first. Subgraphs of the node are expanded with it so
+	// that recursion through an If/Loop body inside a function is caught too.
+	calls []funcKey
 }
+
+// maxInlinedNodes bounds the nodes that function inlining may create in one
+// model. Each call is expanded separately, so a chain of functions that each
+// call the next twice grows exponentially with the chain's length; without a
+// bound a few hundred bytes of model could demand billions of nodes.
+const maxInlinedNodes = 1 << 20
 
 // expandFunctions inlines calls to model-local functions (FunctionProto):
 // the body's nodes replace the call, formal inputs/outputs are renamed to the
 // call's actual names, internal values get a unique prefix, and attribute
 // references (ref_attr_name) take the call's attribute or the default.
-func (l *loader) expandFunctions(nodes []*pb.NodeProto, opsets map[string]int, depth int, prefix string) ([]expanded, error) {
+func (l *loader) expandFunctions(nodes []*pb.NodeProto, opsets map[string]int, calls []funcKey, prefix string) ([]expanded, error) {
 	var out []expanded
 	for i, n := range nodes {
-		f := l.functions[funcKey{op.CanonicalDomain(n.GetDomain()), n.GetOpType(), n.GetOverload()}]
+		k := funcKey{op.CanonicalDomain(n.GetDomain()), n.GetOpType(), n.GetOverload()}
+		f := l.functions[k]
 		if f == nil {
-			out = append(out, expanded{proto: n, opsets: opsets})
+			out = append(out, expanded{proto: n, opsets: opsets, calls: calls})
 			continue
 		}
-		if depth >= maxFunctionDepth {
-			return nil, errs.New(errs.BadModel, "model-local functions nest deeper than %d (recursive function %s?)", maxFunctionDepth, f.GetName())
+		for _, c := range calls {
+			if c == k {
+				return nil, errs.New(errs.BadModel, "model-local function %s calls itself (through %s)", funcName(k), callChain(calls))
+			}
+		}
+		if len(calls) >= maxFunctionDepth {
+			return nil, errs.New(errs.BadModel, "model-local functions nest deeper than %d (%s)", maxFunctionDepth, callChain(calls))
+		}
+		l.inlined += len(f.GetNode())
+		if l.inlined > maxInlinedNodes {
+			return nil, errs.New(errs.BadModel, "inlining model-local functions would create more than %d nodes", maxInlinedNodes)
 		}
 		call := n.GetName()
 		if call == "" {
 			call = fmt.Sprintf("%s%s#%d", prefix, n.GetOpType(), i)
 		}
+		// The call's name prefixes the function's internal values, so it
+		// must be unique even when the model reuses node names.
+		call = l.uniqueCallName(call)
 		body, fopsets, err := l.instantiate(f, n, call, opsets)
 		if err != nil {
 			return nil, errs.AtNode(err, call)
 		}
-		sub, err := l.expandFunctions(body, fopsets, depth+1, call+"/")
+		inner := append(append([]funcKey(nil), calls...), k)
+		sub, err := l.expandFunctions(body, fopsets, inner, call+"/")
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, sub...)
 	}
 	return out, nil
+}
+
+func (l *loader) uniqueCallName(name string) string {
+	if l.callNames == nil {
+		l.callNames = map[string]bool{}
+	}
+	u := name
+	for i := 1; l.callNames[u]; i++ {
+		u = fmt.Sprintf("%s~%d", name, i)
+	}
+	l.callNames[u] = true
+	return u
+}
+
+func funcName(k funcKey) string {
+	if k.domain == "" {
+		return k.name
+	}
+	return k.domain + "." + k.name
+}
+
+func callChain(calls []funcKey) string {
+	s := ""
+	for i, c := range calls {
+		if i > 0 {
+			s += " → "
+		}
+		s += funcName(c)
+	}
+	return s
 }
 
 func (l *loader) instantiate(f *pb.FunctionProto, call *pb.NodeProto, callName string, outerOpsets map[string]int) ([]*pb.NodeProto, map[string]int, error) {

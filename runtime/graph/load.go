@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -92,7 +93,7 @@ func FromProto(mp *pb.ModelProto, opts Options) (*Model, error) {
 		}
 		l.functions[k] = f
 	}
-	g, err := l.graph(mp.GetGraph(), opsets, nil, 0, true)
+	g, err := l.graph(mp.GetGraph(), opsets, nil, 0, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +122,13 @@ type loader struct {
 	opts      Options
 	ir        int64
 	functions map[funcKey]*pb.FunctionProto
+	inlined   int             // nodes created by function inlining so far
+	callNames map[string]bool // prefixes given to inlined calls
 }
 
 // graph builds a Graph from its proto. outer holds the names visible from
 // enclosing scopes (nil for the main graph).
-func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[string]bool, depth int, main bool) (*Graph, error) {
+func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[string]bool, depth int, main bool, calls []funcKey) (*Graph, error) {
 	if depth > maxSubgraphDepth {
 		return nil, errs.New(errs.BadModel, "subgraphs nested deeper than %d levels", maxSubgraphDepth)
 	}
@@ -154,28 +157,36 @@ func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[strin
 		g.Initializers[tp.GetName()] = t
 	}
 	for _, sp := range gp.GetSparseInitializer() {
+		name := sp.GetValues().GetName()
+		if name == "" {
+			return nil, errs.New(errs.BadModel, "a sparse initializer has no name (its values tensor must be named)")
+		}
 		t, err := protoconv.Sparse(sp, l.opts.MaxTensorBytes)
 		if err != nil {
 			return nil, err
 		}
-		name := sp.GetValues().GetName()
 		if err := define(name, "a sparse initializer"); err != nil {
 			return nil, err
 		}
 		g.Initializers[name] = t
 	}
+	listed := map[string]bool{}
 	for _, vi := range gp.GetInput() {
 		info := ValueInfo{Name: vi.GetName(), Type: typeFromProto(vi.GetType())}
 		if info.Name == "" {
 			return nil, errs.New(errs.BadModel, "graph %q has an input without a name", gp.GetName())
 		}
-		if _, isInit := g.Initializers[info.Name]; isInit {
-			// IR-3 / keep_initializers_as_inputs: overridable initializer.
-			if main && defined[info.Name] == "a graph input" {
-				return nil, errs.New(errs.BadModel, "graph input listed twice").WithTensor(info.Name)
+		if listed[info.Name] {
+			return nil, errs.New(errs.BadModel, "graph input listed twice").WithTensor(info.Name)
+		}
+		listed[info.Name] = true
+		// An input that is also an initializer (IR-3 /
+		// keep_initializers_as_inputs) is an overridable initializer: it is
+		// already defined, and a feed may replace it.
+		if _, isInit := g.Initializers[info.Name]; !isInit {
+			if err := define(info.Name, "a graph input"); err != nil {
+				return nil, err
 			}
-		} else if err := define(info.Name, "a graph input"); err != nil {
-			return nil, err
 		}
 		g.Inputs = append(g.Inputs, info)
 	}
@@ -184,7 +195,7 @@ func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[strin
 	}
 
 	// Expand model-local function calls, then build nodes.
-	nodes, err := l.expandFunctions(gp.GetNode(), opsets, 0, "")
+	nodes, err := l.expandFunctions(gp.GetNode(), opsets, calls, "")
 	if err != nil {
 		return nil, err
 	}
@@ -239,20 +250,64 @@ func (l *loader) initializer(tp *pb.TensorProto) (*tensor.Tensor, error) {
 	return protoconv.Tensor(tp, l.opts.MaxTensorBytes)
 }
 
+// resolveAttrExternal returns a, or a copy of it whose external tensors
+// (a Constant's value, say) carry their data from Options.ExternalData, so
+// that builders decode them like any other attribute tensor. Without the
+// files the attribute is left as is and decoding it names the missing file.
+func (l *loader) resolveAttrExternal(a *pb.AttributeProto) (*pb.AttributeProto, error) {
+	if len(l.opts.ExternalData) == 0 {
+		return a, nil
+	}
+	isExt := func(t *pb.TensorProto) bool { return t.GetDataLocation() == pb.TensorProto_EXTERNAL }
+	ext := isExt(a.GetT())
+	for _, t := range a.GetTensors() {
+		ext = ext || isExt(t)
+	}
+	if !ext {
+		return a, nil
+	}
+	c := proto.Clone(a).(*pb.AttributeProto)
+	if isExt(c.T) {
+		r, err := resolveExternal(c.T, l.opts.ExternalData)
+		if err != nil {
+			return nil, err
+		}
+		c.T = r
+	}
+	for i, t := range c.Tensors {
+		if isExt(t) {
+			r, err := resolveExternal(t, l.opts.ExternalData)
+			if err != nil {
+				return nil, err
+			}
+			c.Tensors[i] = r
+		}
+	}
+	return c, nil
+}
+
 // resolveExternal replaces an external reference by raw_data from the
 // provided files (location, offset, length as in the ONNX IR spec).
 func resolveExternal(tp *pb.TensorProto, files map[string][]byte) (*pb.TensorProto, error) {
 	var loc string
 	var offset, length int64 = 0, -1
 	for _, kv := range tp.GetExternalData() {
+		var err error
 		switch kv.GetKey() {
 		case "location":
 			loc = kv.GetValue()
 		case "offset":
-			fmt.Sscan(kv.GetValue(), &offset)
+			offset, err = strconv.ParseInt(kv.GetValue(), 10, 64)
 		case "length":
-			fmt.Sscan(kv.GetValue(), &length)
+			length, err = strconv.ParseInt(kv.GetValue(), 10, 64)
 		}
+		if err != nil {
+			// A misread offset would silently load the wrong bytes.
+			return nil, errs.New(errs.ExternalData, "external_data %s is %q, not a byte count", kv.GetKey(), kv.GetValue()).WithTensor(tp.GetName())
+		}
+	}
+	if loc == "" {
+		return nil, errs.New(errs.ExternalData, "tensor is marked as external data but has no location").WithTensor(tp.GetName())
 	}
 	data, ok := files[loc]
 	if !ok {
@@ -307,6 +362,10 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer m
 		if _, dup := n.Attrs[a.GetName()]; dup {
 			return nil, errs.New(errs.BadModel, "attribute %q given twice", a.GetName()).WithNode(name)
 		}
+		a, err := l.resolveAttrExternal(a)
+		if err != nil {
+			return nil, errs.AtNode(err, name)
+		}
 		n.Attrs[a.GetName()] = a
 		var gps []*pb.GraphProto
 		switch {
@@ -325,7 +384,7 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer m
 					inner[k] = true
 				}
 			}
-			sub, err := l.graph(gp, opsets, inner, depth+1, false)
+			sub, err := l.graph(gp, opsets, inner, depth+1, false, np.calls)
 			if err != nil {
 				return nil, errs.AtNode(err, name)
 			}

@@ -76,11 +76,24 @@ func decode(tp *pb.TensorProto, maxBytes int64) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := tensor.New(dt, shape...)
-	if raw := tp.GetRawData(); raw != nil || hasNoTypedData(tp) && n == 0 {
-		if dt == tensor.String {
-			return nil, errs.New(errs.BadModel, "string tensors cannot use raw_data")
+	raw := tp.GetRawData()
+	useRaw := raw != nil || hasNoTypedData(tp) && n == 0 && dt != tensor.String
+	if useRaw && dt == tensor.String {
+		return nil, errs.New(errs.BadModel, "string tensors cannot use raw_data")
+	}
+	// The payload is checked against the dims before the tensor is
+	// allocated: dims are attacker-controlled and may promise far more
+	// elements than the model carries, so allocating first would let a few
+	// bytes of model demand gigabytes of memory.
+	if useRaw {
+		if err := checkRawLen(dt, len(raw), n); err != nil {
+			return nil, err
 		}
+	} else if err := checkTypedLen(dt, tp, n); err != nil {
+		return nil, err
+	}
+	t := tensor.New(dt, shape...)
+	if useRaw {
 		if err := fromRaw(t, raw, n); err != nil {
 			return nil, err
 		}
@@ -90,6 +103,75 @@ func decode(tp *pb.TensorProto, maxBytes int64) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// rawLen is the number of raw_data bytes n elements of dt take, and false
+// if that does not fit an int.
+func rawLen(dt tensor.DType, n int) (int, bool) {
+	if bits := packedBits(dt); bits != 0 {
+		per := 8 / bits
+		return n/per + btoi(n%per != 0), true
+	}
+	w := wireBytes(dt)
+	if n > math.MaxInt/w {
+		return 0, false
+	}
+	return n * w, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func checkRawLen(dt tensor.DType, have, n int) error {
+	need, ok := rawLen(dt, n)
+	if !ok {
+		return errs.New(errs.TooLarge, "%d %s elements overflow the addressable size", n, dt)
+	}
+	if have != need {
+		return errs.New(errs.BadModel, "raw_data has %d bytes, %d %s elements need %d", have, n, dt, need)
+	}
+	return nil
+}
+
+// typedField names the TensorProto field that carries dt's values when
+// raw_data is not used, and how many entries n elements take in it.
+func typedField(dt tensor.DType, tp *pb.TensorProto, n int) (field string, have, need int) {
+	switch dt {
+	case tensor.Float:
+		return "float_data", len(tp.FloatData), n
+	case tensor.Complex64:
+		return "float_data", len(tp.FloatData), 2 * n
+	case tensor.Double:
+		return "double_data", len(tp.DoubleData), n
+	case tensor.Complex128:
+		return "double_data", len(tp.DoubleData), 2 * n
+	case tensor.Int64:
+		return "int64_data", len(tp.Int64Data), n
+	case tensor.Uint32, tensor.Uint64:
+		return "uint64_data", len(tp.Uint64Data), n
+	case tensor.String:
+		return "string_data", len(tp.StringData), n
+	}
+	if bits := packedBits(dt); bits != 0 {
+		per := 8 / bits
+		return "int32_data", len(tp.Int32Data), n/per + btoi(n%per != 0)
+	}
+	return "int32_data", len(tp.Int32Data), n
+}
+
+func checkTypedLen(dt tensor.DType, tp *pb.TensorProto, n int) error {
+	if n > math.MaxInt/2 {
+		return errs.New(errs.TooLarge, "%d %s elements overflow the addressable size", n, dt)
+	}
+	field, have, need := typedField(dt, tp, n)
+	if have != need {
+		return errs.New(errs.BadModel, "%s has %d values, dims need %d", field, have, need)
+	}
+	return nil
 }
 
 func hasNoTypedData(tp *pb.TensorProto) bool {

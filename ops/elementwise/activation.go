@@ -1,0 +1,220 @@
+package elementwise
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Activations. Versions of each op differ only in the dtypes they admit (and
+// the long-gone consumed_inputs attribute of version 1, which gort ignores),
+// so one builder serves all of them. Relu and LeakyRelu, the ones that sit
+// after every conv, get loops without a call per element.
+
+func init() {
+	op.Register("Relu", []int{1, 6, 13, 14}, buildRelu)
+	op.Register("LeakyRelu", []int{1, 6, 16}, buildLeakyRelu)
+	op.Register("Sigmoid", []int{1, 6, 13}, func(n *op.Node) (any, error) {
+		return floatKernel("Sigmoid", floatFn{sigmoid32, sigmoid64}, nil), nil
+	})
+	op.Register("Tanh", []int{1, 6, 13}, func(n *op.Node) (any, error) {
+		return floatKernel("Tanh", floatFn{math32.Tanh, math.Tanh}, nil), nil
+	})
+	op.Register("Elu", []int{1, 6, 22}, withAlpha("Elu", 1, func(al float64) floatFn {
+		return lift(func(x float64) float64 {
+			if x < 0 {
+				return al * math.Expm1(x)
+			}
+			return x
+		})
+	}))
+	op.Register("Selu", []int{1, 6, 22}, func(n *op.Node) (any, error) {
+		a := &op.Attribs{N: n}
+		al := float64(a.Float("alpha", 1.67326319217681884765625))
+		g := float64(a.Float("gamma", 1.05070102214813232421875))
+		return floatKernel("Selu", lift(func(x float64) float64 {
+			if x <= 0 {
+				return g * (al*math.Exp(x) - al)
+			}
+			return g * x
+		}), nil), a.Err
+	})
+	op.Register("Celu", []int{12, 28}, withAlpha("Celu", 1, func(al float64) floatFn {
+		return lift(func(x float64) float64 {
+			return math.Max(0, x) + math.Min(0, al*math.Expm1(x/al))
+		})
+	}))
+	op.Register("HardSigmoid", []int{1, 6, 22}, func(n *op.Node) (any, error) {
+		a := &op.Attribs{N: n}
+		al, be := a.Float("alpha", 0.2), a.Float("beta", 0.5)
+		return floatKernel("HardSigmoid", floatFn{
+			func(x float32) float32 { return max(0, min(1, al*x+be)) },
+			func(x float64) float64 { return max(0, min(1, float64(al)*x+float64(be))) },
+		}, nil), a.Err
+	})
+	op.Register("HardSwish", []int{14, 22}, func(n *op.Node) (any, error) {
+		return floatKernel("HardSwish", floatFn{
+			func(x float32) float32 { return x * max(0, min(1, x/6+0.5)) },
+			func(x float64) float64 { return x * max(0, min(1, x/6+0.5)) },
+		}, nil), nil
+	})
+	op.Register("Softplus", []int{1, 22}, func(n *op.Node) (any, error) {
+		return floatKernel("Softplus", lift(softplus), nil), nil
+	})
+	op.Register("Softsign", []int{1, 22}, func(n *op.Node) (any, error) {
+		return floatKernel("Softsign", floatFn{
+			func(x float32) float32 { return x / (1 + math32.Abs(x)) },
+			func(x float64) float64 { return x / (1 + math.Abs(x)) },
+		}, nil), nil
+	})
+	op.Register("Mish", []int{18, 22}, func(n *op.Node) (any, error) {
+		return floatKernel("Mish", lift(func(x float64) float64 { return x * math.Tanh(softplus(x)) }), nil), nil
+	})
+	op.Register("Gelu", []int{20}, buildGelu)
+	op.Register("ThresholdedRelu", []int{10, 22}, withAlpha("ThresholdedRelu", 1, func(al float64) floatFn {
+		return lift(func(x float64) float64 {
+			if x > al {
+				return x
+			}
+			return 0
+		})
+	}))
+	op.Register("Swish", []int{24}, withAlpha("Swish", 1, func(al float64) floatFn {
+		return lift(func(x float64) float64 { return x * sigmoid64(al*x) })
+	}))
+}
+
+// lift makes a float64 formula serve float32 too. The transcendental
+// activations are computed in float64 so float32 results round once, which
+// keeps them within the conformance tolerance for large and tiny inputs.
+func lift(f func(float64) float64) floatFn {
+	return floatFn{func(x float32) float32 { return float32(f(float64(x))) }, f}
+}
+
+func withAlpha(name string, def float32, mk func(alpha float64) floatFn) op.Builder {
+	return func(n *op.Node) (any, error) {
+		al, err := n.Float("alpha", def)
+		if err != nil {
+			return nil, err
+		}
+		return floatKernel(name, mk(float64(al)), nil), nil
+	}
+}
+
+// sigmoid32 never exponentiates a positive number, so it cannot overflow.
+func sigmoid32(x float32) float32 {
+	if x >= 0 {
+		return 1 / (1 + math32.Exp(-x))
+	}
+	e := math32.Exp(x)
+	return e / (1 + e)
+}
+
+func sigmoid64(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// softplus is log(1+e^x) without overflow for large x.
+func softplus(x float64) float64 {
+	if x > 0 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+func buildRelu(n *op.Node) (any, error) {
+	ints := n.Version >= 14
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		x := in[0]
+		dt := x.DType()
+		out := ctx.New(dt, x.Shape()...)
+		switch d := x.Data().(type) {
+		case []float32:
+			if !dt.IsFloat() {
+				break
+			}
+			od := out.F32()[:len(d)]
+			for i, v := range d {
+				if v < 0 {
+					v = 0
+				}
+				od[i] = v
+			}
+			return []*tensor.Tensor{out}, nil
+		case []float64:
+			relu(out.F64(), d)
+			return []*tensor.Tensor{out}, nil
+		}
+		if ints && isSigned(dt) {
+			eachInt(out, x, true, relu[int8], relu[int16], relu[int32], relu[int64], nil)
+			return []*tensor.Tensor{out}, nil
+		}
+		return nil, badType("Relu", dt)
+	}), nil
+}
+
+func relu[T tensor.Number](dst, src []T) {
+	for i, v := range src {
+		dst[i] = max(v, 0)
+	}
+}
+
+func buildLeakyRelu(n *op.Node) (any, error) {
+	alpha, err := n.Float("alpha", 0.01)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		x := in[0]
+		dt := x.DType()
+		out := ctx.New(dt, x.Shape()...)
+		switch {
+		case dt.IsFloat():
+			src := x.F32()
+			od := out.F32()[:len(src)]
+			for i, v := range src {
+				if v < 0 {
+					v *= alpha
+				}
+				od[i] = v
+			}
+		case dt == tensor.Double:
+			a := float64(alpha)
+			od := out.F64()
+			for i, v := range x.F64() {
+				if v < 0 {
+					v *= a
+				}
+				od[i] = v
+			}
+		default:
+			return nil, badType("LeakyRelu", dt)
+		}
+		return []*tensor.Tensor{out}, nil
+	}), nil
+}
+
+func buildGelu(n *op.Node) (any, error) {
+	approx, err := n.String("approximate", "none")
+	if err != nil {
+		return nil, err
+	}
+	switch approx {
+	case "none":
+		return floatKernel("Gelu", lift(func(x float64) float64 {
+			return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
+		}), nil), nil
+	case "tanh":
+		c := math.Sqrt(2 / math.Pi)
+		return floatKernel("Gelu", lift(func(x float64) float64 {
+			return 0.5 * x * (1 + math.Tanh(c*(x+0.044715*x*x*x)))
+		}), nil), nil
+	}
+	return nil, n.Errorf("Gelu approximate must be none or tanh, got %q", approx)
+}

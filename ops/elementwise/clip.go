@@ -1,0 +1,130 @@
+package elementwise
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Clip-1/6 take the bounds as float attributes; Clip-11+ take them as optional
+// scalar inputs of the data's dtype (integers from 12). Bounds apply as
+// min(max(x, lo), hi) like numpy.clip, so lo > hi yields hi everywhere, and
+// NaN inputs stay NaN.
+
+func init() { op.Register("Clip", []int{1, 6, 11, 12, 13}, buildClip) }
+
+func buildClip(n *op.Node) (any, error) {
+	if n.Version < 11 {
+		a := &op.Attribs{N: n}
+		lo, hi := a.Float("min", -3.402823e+38), a.Float("max", 3.402823e+38)
+		hasLo, hasHi := n.Has("min") || n.Version >= 6, n.Has("max") || n.Version >= 6
+		if a.Err != nil {
+			return nil, a.Err
+		}
+		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+			x := in[0]
+			out := ctx.New(x.DType(), x.Shape()...)
+			switch {
+			case x.DType().IsFloat():
+				clipT(out.F32(), x.F32(), lo, hi, hasLo, hasHi)
+			case x.DType() == tensor.Double:
+				clipT(out.F64(), x.F64(), float64(lo), float64(hi), hasLo, hasHi)
+			default:
+				return nil, badType("Clip", x.DType())
+			}
+			return []*tensor.Tensor{out}, nil
+		}), nil
+	}
+	ints := n.Version >= 12
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		x := in[0]
+		dt := x.DType()
+		if !isFloatish(dt) && !(ints && isInt(dt)) {
+			return nil, badType("Clip", dt)
+		}
+		var lo, hi *tensor.Tensor
+		if len(in) > 1 {
+			lo = in[1]
+		}
+		if len(in) > 2 {
+			hi = in[2]
+		}
+		for _, b := range []*tensor.Tensor{lo, hi} {
+			if b == nil {
+				continue
+			}
+			if b.DType() != dt {
+				return nil, op.Errorf("Clip bound has dtype %s, input has %s", b.DType(), dt)
+			}
+			if b.Len() != 1 {
+				return nil, op.Errorf("Clip bounds must be scalars, got shape %v", b.Shape())
+			}
+		}
+		out := ctx.New(dt, x.Shape()...)
+		switch d := x.Data().(type) {
+		case []float32:
+			clipBounds(out, d, lo, hi)
+		case []float64:
+			clipBounds(out, d, lo, hi)
+		case []int8:
+			clipBounds(out, d, lo, hi)
+		case []int16:
+			clipBounds(out, d, lo, hi)
+		case []int32:
+			clipBounds(out, d, lo, hi)
+		case []int64:
+			clipBounds(out, d, lo, hi)
+		case []uint8:
+			clipBounds(out, d, lo, hi)
+		case []uint16:
+			clipBounds(out, d, lo, hi)
+		case []uint32:
+			clipBounds(out, d, lo, hi)
+		case []uint64:
+			clipBounds(out, d, lo, hi)
+		}
+		return []*tensor.Tensor{out}, nil
+	}), nil
+}
+
+func clipBounds[T tensor.Number](out *tensor.Tensor, src []T, lo, hi *tensor.Tensor) {
+	var l, h T
+	if lo != nil {
+		l = tensor.Data[T](lo)[0]
+	}
+	if hi != nil {
+		h = tensor.Data[T](hi)[0]
+	}
+	clipT(tensor.Data[T](out), src, l, h, lo != nil, hi != nil)
+}
+
+func clipT[T tensor.Number](dst, src []T, lo, hi T, hasLo, hasHi bool) {
+	dst = dst[:len(src)]
+	switch {
+	case hasLo && hasHi:
+		for i, v := range src {
+			if v < lo {
+				v = lo
+			}
+			if v > hi {
+				v = hi
+			}
+			dst[i] = v
+		}
+	case hasLo:
+		for i, v := range src {
+			if v < lo {
+				v = lo
+			}
+			dst[i] = v
+		}
+	case hasHi:
+		for i, v := range src {
+			if v > hi {
+				v = hi
+			}
+			dst[i] = v
+		}
+	default:
+		copy(dst, src)
+	}
+}

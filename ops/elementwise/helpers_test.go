@@ -1,0 +1,154 @@
+package elementwise
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// attrs builds attribute protos from Go values: int → INT, float32 → FLOAT,
+// string → STRING, []int64 → INTS.
+func attrs(kv map[string]any) map[string]*pb.AttributeProto {
+	m := map[string]*pb.AttributeProto{}
+	for k, v := range kv {
+		a := &pb.AttributeProto{Name: k}
+		switch x := v.(type) {
+		case int:
+			a.Type, a.I = pb.AttributeProto_INT, int64(x)
+		case float32:
+			a.Type, a.F = pb.AttributeProto_FLOAT, x
+		case string:
+			a.Type, a.S = pb.AttributeProto_STRING, []byte(x)
+		case []int64:
+			a.Type, a.Ints = pb.AttributeProto_INTS, x
+		default:
+			panic(fmt.Sprintf("attr %s: %T", k, v))
+		}
+		m[k] = a
+	}
+	return m
+}
+
+// runOp resolves opType at the given opset like the loader does and runs it.
+func runOp(opType string, opset int, kv map[string]any, in ...*tensor.Tensor) ([]*tensor.Tensor, error) {
+	res := op.Default.Resolve("", opType, opset)
+	if res.Builder == nil {
+		return nil, fmt.Errorf("resolve: %s", res.Problem)
+	}
+	n := &op.Node{Name: opType, OpType: opType, Version: res.Version, Opset: opset, Attrs: attrs(kv)}
+	for range in {
+		n.Inputs = append(n.Inputs, "x")
+	}
+	n.Outputs = []string{"y"}
+	k, err := res.Builder(n)
+	if err != nil {
+		return nil, err
+	}
+	return k.(op.Kernel).Run(&op.Context{}, in)
+}
+
+func mustRun(t *testing.T, opType string, opset int, kv map[string]any, in ...*tensor.Tensor) *tensor.Tensor {
+	t.Helper()
+	out, err := runOp(opType, opset, kv, in...)
+	if err != nil {
+		t.Fatalf("%s-%d: %v", opType, opset, err)
+	}
+	return out[0]
+}
+
+func f32(shape []int, v ...float32) *tensor.Tensor { return tensor.Of(shape, v) }
+
+// sameFloats compares with a relative tolerance; NaN equals NaN.
+func sameFloats(got, want []float64, rtol float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if math.IsNaN(w) {
+			if !math.IsNaN(g) {
+				return false
+			}
+			continue
+		}
+		if math.IsInf(w, 0) {
+			if g != w {
+				return false
+			}
+			continue
+		}
+		if math.Abs(g-w) > rtol*math.Abs(w)+1e-7 {
+			return false
+		}
+	}
+	return true
+}
+
+func checkTensor(t *testing.T, name string, got *tensor.Tensor, dt tensor.DType, shape []int, want any) {
+	t.Helper()
+	if got.DType() != dt {
+		t.Errorf("%s: dtype %s, want %s", name, got.DType(), dt)
+		return
+	}
+	if !reflect.DeepEqual(append([]int{}, got.Shape()...), append([]int{}, shape...)) {
+		t.Errorf("%s: shape %v, want %v", name, got.Shape(), shape)
+		return
+	}
+	switch w := want.(type) {
+	case []float64:
+		g, _ := got.Float64s()
+		if !sameFloats(g, w, 1e-5) {
+			t.Errorf("%s: got %v, want %v", name, g, w)
+		}
+	default:
+		if !reflect.DeepEqual(got.Data(), want) {
+			t.Errorf("%s: got %v, want %v", name, got.Data(), want)
+		}
+	}
+}
+
+// index helpers for naive references
+func strides(shape []int) []int {
+	s := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		s[i] = acc
+		acc *= shape[i]
+	}
+	return s
+}
+
+// bcastAt returns the flat offset in an input of shape in for output coordinate idx.
+func bcastAt(in []int, idx []int) int {
+	off := len(idx) - len(in)
+	st := strides(in)
+	p := 0
+	for i, d := range in {
+		if d != 1 {
+			p += idx[off+i] * st[i]
+		}
+	}
+	return p
+}
+
+func coords(shape []int, flat int) []int {
+	idx := make([]int, len(shape))
+	for i := len(shape) - 1; i >= 0; i-- {
+		idx[i] = flat % shape[i]
+		flat /= shape[i]
+	}
+	return idx
+}
+
+func seq(n int, start, step float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = start + float32(i)*step
+	}
+	return v
+}

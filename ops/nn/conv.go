@@ -1,0 +1,393 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Conv-1 and Conv-11 differ only in how the spec words auto_pad (11 made
+// explicit pads and SAME_* agree with the rest of the ops); Conv-22 adds
+// bfloat16. One implementation serves all three.
+func init() {
+	op.Register("Conv", []int{1, 11, 22}, buildConv)
+	op.Register("ConvInteger", []int{10}, buildConvInteger)
+	op.Register("QLinearConv", []int{10}, buildQLinearConv)
+}
+
+type convAttrs struct {
+	win   windowAttrs
+	group int
+}
+
+func parseConv(n *op.Node) (*convAttrs, error) {
+	a := &op.Attribs{N: n}
+	c := &convAttrs{win: parseWindow(a), group: int(a.Int("group", 1))}
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if c.group <= 0 {
+		return nil, n.Errorf("group must be positive, got %d", c.group)
+	}
+	return c, nil
+}
+
+// convShapes validates X (N,C,spatial...) and W (M,C/group,k...) and
+// resolves the output geometry.
+type convShapes struct {
+	n, c, m int
+	geom    *kernels.ConvGeom
+	yShape  []int
+}
+
+func (c *convAttrs) shapes(x, w []int) (*convShapes, error) {
+	if len(x) < 3 {
+		return nil, op.Errorf("Conv input must have rank ≥ 3 (N, C, spatial...), got shape %v", x)
+	}
+	if len(w) != len(x) {
+		return nil, op.Errorf("Conv weight rank %d differs from input rank %d", len(w), len(x))
+	}
+	s := &convShapes{n: x[0], c: x[1], m: w[0]}
+	if s.c != w[1]*c.group {
+		return nil, op.Errorf("Conv input has %d channels; weight %v with group %d expects %d", s.c, w, c.group, w[1]*c.group)
+	}
+	if s.m%c.group != 0 {
+		return nil, op.Errorf("Conv output channels %d not divisible by group %d", s.m, c.group)
+	}
+	if c.win.kernel != nil && !equalInts(c.win.kernel, w[2:]) {
+		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", c.win.kernel, w)
+	}
+	g, _, err := c.win.geometry(append([]int(nil), x[2:]...), append([]int(nil), w[2:]...))
+	if err != nil {
+		return nil, err
+	}
+	s.geom = g
+	s.yShape = append([]int{s.n, s.m}, g.Out...)
+	return s, nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func buildConv(n *op.Node) (any, error) {
+	c, err := parseConv(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 2 || in[0] == nil || in[1] == nil {
+			return nil, op.Errorf("Conv needs X and W")
+		}
+		x, w := in[0], in[1]
+		var b *tensor.Tensor
+		if len(in) > 2 {
+			b = in[2]
+		}
+		if !isFloatish(x.DType()) || w.DType() != x.DType() || (b != nil && b.DType() != x.DType()) {
+			return nil, op.Errorf("Conv needs matching float inputs, got %s/%s", x.DType(), w.DType())
+		}
+		s, err := c.shapes(x.Shape(), w.Shape())
+		if err != nil {
+			return nil, err
+		}
+		if b != nil && b.Len() != s.m {
+			return nil, op.Errorf("Conv bias has %d elements, expected %d", b.Len(), s.m)
+		}
+		y := ctx.New(x.DType(), s.yShape...)
+		col, err := colSize(ctx, c, s)
+		if err != nil {
+			return nil, err
+		}
+		if x.DType() == tensor.Double {
+			var bd []float64
+			if b != nil {
+				bd = b.F64()
+			}
+			convForward(x.F64(), w.F64(), bd, c.group, s, y.F64(), make([]float64, col))
+		} else {
+			var bd []float32
+			if b != nil {
+				bd = b.F32()
+			}
+			convForward(x.F32(), w.F32(), bd, c.group, s, y.F32(), make([]float32, col))
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+// pointwise reports whether the convolution is a plain 1×1 with unit
+// stride and no padding, in which case the input already is the im2col
+// matrix and the GEMM can read it directly.
+func pointwise(g *kernels.ConvGeom) bool {
+	for d := range g.In {
+		if g.Kernel[d] != 1 || g.Strides[d] != 1 || g.PadsBegin[d] != 0 || g.Out[d] != g.In[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// colSize returns the number of scratch elements the im2col buffer needs,
+// checked against the memory budget.
+func colSize(ctx *op.Context, c *convAttrs, s *convShapes) (int, error) {
+	if pointwise(s.geom) {
+		return 0, nil
+	}
+	return ctx.CheckShape(tensor.Float, []int{s.c / c.group * s.geom.KernelSize(), s.geom.OutSize()})
+}
+
+// convForward is Conv on raw slices: per image and group, an im2col (skipped
+// for pointwise convolutions) followed by one GEMM of the group's weights
+// with the column matrix, then the bias.
+func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T) {
+	cg, mg := s.c/group, s.m/group
+	is, os, ks := s.geom.InSize(), s.geom.OutSize(), s.geom.KernelSize()
+	kdim := cg * ks
+	pw := pointwise(s.geom)
+	for n := 0; n < s.n; n++ {
+		for g := 0; g < group; g++ {
+			xg := x[(n*s.c+g*cg)*is : (n*s.c+(g+1)*cg)*is]
+			yg := y[(n*s.m+g*mg)*os : (n*s.m+(g+1)*mg)*os]
+			wg := w[g*mg*kdim : (g+1)*mg*kdim]
+			src := xg
+			if !pw {
+				kernels.Im2col(xg, cg, s.geom, col)
+				src = col
+			}
+			kernels.Gemm(false, false, mg, os, kdim, 1, wg, kdim, src, os, 0, yg, os)
+			if b != nil {
+				for m := 0; m < mg; m++ {
+					bv := b[g*mg+m]
+					row := yg[m*os : (m+1)*os]
+					for i := range row {
+						row[i] += bv
+					}
+				}
+			}
+		}
+	}
+}
+
+// zeroPoint reads an optional zero-point input as float64 values: nil
+// (absent) means 0, a single value applies to everything, otherwise one value
+// per output channel (per-axis quantisation of W).
+func zeroPoint(t *tensor.Tensor, perChannel int, what string) ([]float64, error) {
+	if t == nil {
+		return []float64{0}, nil
+	}
+	v, err := t.Float64s()
+	if err != nil {
+		return nil, op.Errorf("%s: %v", what, err)
+	}
+	if len(v) != 1 && len(v) != perChannel {
+		return nil, op.Errorf("%s has %d elements, expected 1 or %d", what, len(v), perChannel)
+	}
+	return v, nil
+}
+
+// intConv runs an integer convolution exactly: inputs minus their zero
+// points are converted to float64 (every int8/uint8 product and any sum
+// of fewer than 2^37 of them is exact in float64) and fed to the float
+// convolution. ConvInteger and QLinearConv share it.
+func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) ([]float64, *convShapes, error) {
+	if x.DType() != tensor.Uint8 && x.DType() != tensor.Int8 || w.DType() != tensor.Uint8 && w.DType() != tensor.Int8 {
+		return nil, nil, op.Errorf("integer convolution needs int8/uint8 X and W, got %s and %s", x.DType(), w.DType())
+	}
+	s, err := c.shapes(x.Shape(), w.Shape())
+	if err != nil {
+		return nil, nil, err
+	}
+	xz, err := zeroPoint(xzp, 1, "x_zero_point")
+	if err != nil {
+		return nil, nil, err
+	}
+	wz, err := zeroPoint(wzp, s.m, "w_zero_point")
+	if err != nil {
+		return nil, nil, err
+	}
+	xf, _ := x.Float64s()
+	wf, _ := w.Float64s()
+	xs := make([]float64, len(xf))
+	for i, v := range xf {
+		xs[i] = v - xz[0]
+	}
+	ws := make([]float64, len(wf))
+	per := len(wf) / max(s.m, 1)
+	for i, v := range wf {
+		ws[i] = v - wz[min(i/max(per, 1), len(wz)-1)]
+	}
+	if _, err := ctx.CheckShape(tensor.Double, s.yShape); err != nil {
+		return nil, nil, err
+	}
+	col, err := colSize(ctx, c, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	acc := make([]float64, tensor.MustSize(s.yShape))
+	convForward(xs, ws, nil, c.group, s, acc, make([]float64, col))
+	return acc, s, nil
+}
+
+func buildConvInteger(n *op.Node) (any, error) {
+	c, err := parseConv(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 2 || in[0] == nil || in[1] == nil {
+			return nil, op.Errorf("ConvInteger needs x and w")
+		}
+		acc, s, err := intConv(ctx, c, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		if err != nil {
+			return nil, err
+		}
+		y := ctx.New(tensor.Int32, s.yShape...)
+		yd := y.I32()
+		for i, v := range acc {
+			yd[i] = int32(v)
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+func optIn(in []*tensor.Tensor, i int) *tensor.Tensor {
+	if i < len(in) {
+		return in[i]
+	}
+	return nil
+}
+
+// scaleValues reads a float scale input (float32/float16/bfloat16/float64).
+func scaleValues(t *tensor.Tensor, what string) ([]float64, error) {
+	if t == nil {
+		return nil, op.Errorf("%s is required", what)
+	}
+	v, err := t.Float64s()
+	if err != nil {
+		return nil, op.Errorf("%s: %v", what, err)
+	}
+	if len(v) == 0 {
+		return nil, op.Errorf("%s is empty", what)
+	}
+	return v, nil
+}
+
+// quantRange is the representable range of an integer quantised type.
+func quantRange(dt tensor.DType) (float64, float64, bool) {
+	switch dt {
+	case tensor.Uint8:
+		return 0, 255, true
+	case tensor.Int8:
+		return -128, 127, true
+	case tensor.Uint16:
+		return 0, 65535, true
+	case tensor.Int16:
+		return -32768, 32767, true
+	case tensor.Int32:
+		return math.MinInt32, math.MaxInt32, true
+	case tensor.Uint4:
+		return 0, 15, true
+	case tensor.Int4:
+		return -8, 7, true
+	case tensor.Uint2:
+		return 0, 3, true
+	case tensor.Int2:
+		return -2, 1, true
+	}
+	return 0, 0, false
+}
+
+// storeQuantized rounds (half to even), saturates and stores v into t's
+// integer storage at index i.
+func storeQuantized(t *tensor.Tensor, i int, v float64, lo, hi float64) {
+	v = math.RoundToEven(v)
+	if v < lo {
+		v = lo
+	} else if v > hi {
+		v = hi
+	}
+	switch d := t.Data().(type) {
+	case []uint8:
+		d[i] = uint8(v)
+	case []int8:
+		d[i] = int8(v)
+	case []uint16:
+		d[i] = uint16(v)
+	case []int16:
+		d[i] = int16(v)
+	case []int32:
+		d[i] = int32(v)
+	}
+}
+
+func buildQLinearConv(n *op.Node) (any, error) {
+	c, err := parseConv(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 7 || in[0] == nil || in[3] == nil {
+			return nil, op.Errorf("QLinearConv needs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale")
+		}
+		acc, s, err := intConv(ctx, c, in[0], in[2], in[3], in[5])
+		if err != nil {
+			return nil, err
+		}
+		xs, err := scaleValues(in[1], "x_scale")
+		if err != nil {
+			return nil, err
+		}
+		wsc, err := scaleValues(in[4], "w_scale")
+		if err != nil {
+			return nil, err
+		}
+		ys, err := scaleValues(in[6], "y_scale")
+		if err != nil {
+			return nil, err
+		}
+		if len(wsc) != 1 && len(wsc) != s.m {
+			return nil, op.Errorf("w_scale has %d elements, expected 1 or %d", len(wsc), s.m)
+		}
+		yzp := optIn(in, 7)
+		yz, err := zeroPoint(yzp, 1, "y_zero_point")
+		if err != nil {
+			return nil, err
+		}
+		outDT := in[0].DType()
+		if yzp != nil {
+			outDT = yzp.DType()
+		}
+		lo, hi, ok := quantRange(outDT)
+		if !ok || (outDT != tensor.Uint8 && outDT != tensor.Int8) {
+			return nil, op.Errorf("QLinearConv output type %s is not int8/uint8", outDT)
+		}
+		var bias []float64
+		if b := optIn(in, 8); b != nil {
+			if bias, err = b.Float64s(); err != nil || len(bias) != s.m {
+				return nil, op.Errorf("QLinearConv bias must be int32 of length %d", s.m)
+			}
+		}
+		y := ctx.New(outDT, s.yShape...)
+		os := s.geom.OutSize()
+		for i, v := range acc {
+			m := (i / os) % s.m
+			if bias != nil {
+				v += bias[m]
+			}
+			sc := xs[0] * wsc[min(m, len(wsc)-1)] / ys[0]
+			storeQuantized(y, i, v*sc+yz[0], lo, hi)
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}

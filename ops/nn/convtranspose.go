@@ -1,0 +1,180 @@
+package nn
+
+import (
+	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// ConvTranspose-1/11/22 share semantics (11 clarified the auto_pad and
+// output_shape wording, 22 added bfloat16).
+func init() { op.Register("ConvTranspose", []int{1, 11, 22}, buildConvTranspose) }
+
+type convTAttrs struct {
+	convAttrs
+	outputPadding []int
+	outputShape   []int
+}
+
+func buildConvTranspose(n *op.Node) (any, error) {
+	c, err := parseConv(n)
+	if err != nil {
+		return nil, err
+	}
+	a := &op.Attribs{N: n}
+	t := &convTAttrs{convAttrs: *c, outputPadding: toInts(a.Ints("output_padding")), outputShape: toInts(a.Ints("output_shape"))}
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 2 || in[0] == nil || in[1] == nil {
+			return nil, op.Errorf("ConvTranspose needs X and W")
+		}
+		x, w, b := in[0], in[1], optIn(in, 2)
+		if !isFloatish(x.DType()) || w.DType() != x.DType() || (b != nil && b.DType() != x.DType()) {
+			return nil, op.Errorf("ConvTranspose needs matching float inputs, got %s/%s", x.DType(), w.DType())
+		}
+		s, err := t.shapes(x.Shape(), w.Shape())
+		if err != nil {
+			return nil, err
+		}
+		if b != nil && b.Len() != s.m {
+			return nil, op.Errorf("ConvTranspose bias has %d elements, expected %d", b.Len(), s.m)
+		}
+		y := ctx.New(x.DType(), s.yShape...)
+		colN := 0
+		if !pointwise(s.geom) {
+			if colN, err = ctx.CheckShape(x.DType(), []int{s.m / t.group * s.geom.KernelSize(), s.geom.OutSize()}); err != nil {
+				return nil, err
+			}
+		}
+		if x.DType() == tensor.Double {
+			var bd []float64
+			if b != nil {
+				bd = b.F64()
+			}
+			convTranspose(x.F64(), w.F64(), bd, t.group, s, y.F64(), make([]float64, colN))
+		} else {
+			var bd []float32
+			if b != nil {
+				bd = b.F32()
+			}
+			convTranspose(x.F32(), w.F32(), bd, t.group, s, y.F32(), make([]float32, colN))
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+// shapes resolves ConvTranspose geometry. The returned ConvGeom describes
+// the equivalent forward convolution from Y to X: In is Y's spatial shape
+// and Out is X's, which is exactly what Col2im scatters along.
+func (t *convTAttrs) shapes(x, w []int) (*convShapes, error) {
+	if len(x) < 3 || len(w) != len(x) {
+		return nil, op.Errorf("ConvTranspose needs X and W of equal rank ≥ 3, got %v and %v", x, w)
+	}
+	nd := len(x) - 2
+	s := &convShapes{n: x[0], c: x[1], m: w[1] * t.group}
+	if w[0] != s.c {
+		return nil, op.Errorf("ConvTranspose weight %v does not match %d input channels", w, s.c)
+	}
+	if s.c%t.group != 0 {
+		return nil, op.Errorf("ConvTranspose input channels %d not divisible by group %d", s.c, t.group)
+	}
+	kernel := append([]int(nil), w[2:]...)
+	if t.win.kernel != nil && !equalInts(t.win.kernel, kernel) {
+		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", t.win.kernel, w)
+	}
+	strides, err := fill(t.win.strides, nd, 1, "strides")
+	if err != nil {
+		return nil, err
+	}
+	dil, err := fill(t.win.dilations, nd, 1, "dilations")
+	if err != nil {
+		return nil, err
+	}
+	outPad, err := fill(t.outputPadding, nd, 0, "output_padding")
+	if err != nil {
+		return nil, err
+	}
+	pads, err := fill(t.win.pads, 2*nd, 0, "pads")
+	if err != nil {
+		return nil, err
+	}
+	outShape := t.outputShape
+	if len(outShape) == nd+2 { // some exporters give the full (N, C, ...) shape
+		outShape = outShape[2:]
+	}
+	if outShape != nil && len(outShape) != nd {
+		return nil, op.Errorf("output_shape %v does not have %d spatial dims", t.outputShape, nd)
+	}
+	g := &kernels.ConvGeom{Out: append([]int(nil), x[2:]...), Kernel: kernel, Strides: strides, Dilations: dil,
+		In: make([]int, nd), PadsBegin: make([]int, nd)}
+	for d := 0; d < nd; d++ {
+		in, k := x[2+d], (kernel[d]-1)*dil[d]+1
+		full := strides[d]*(in-1) + outPad[d] + k
+		var out, begin int
+		switch {
+		case outShape != nil || t.win.autoPad == "SAME_UPPER" || t.win.autoPad == "SAME_LOWER":
+			if outShape != nil {
+				out = outShape[d]
+			} else {
+				out = in * strides[d]
+			}
+			total := full - out
+			// The odd unit of padding goes at the end for SAME_UPPER and at
+			// the beginning otherwise, as for the forward ops.
+			// A negative total (output_shape larger than the natural size)
+			// rounds toward -inf, so the surplus lands at the end like
+			// output_padding.
+			half := total >> 1
+			if t.win.autoPad == "SAME_UPPER" {
+				begin = half
+			} else {
+				begin = total - half
+			}
+		case t.win.autoPad == "VALID":
+			out = full
+		default:
+			begin = pads[d]
+			out = full - pads[d] - pads[nd+d]
+		}
+		if out <= 0 {
+			return nil, op.Errorf("ConvTranspose output dim %d would be %d", d, out)
+		}
+		g.In[d], g.PadsBegin[d] = out, begin
+	}
+	s.geom = g
+	s.yShape = append([]int{s.n, s.m}, g.In...)
+	return s, nil
+}
+
+// convTranspose computes, per image and group, col = W_gᵀ·X_g (one GEMM)
+// and scatters col onto Y with Col2im, Y having been filled with the bias.
+func convTranspose[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T) {
+	cg, mg := s.c/group, s.m/group
+	xs, ys, ks := s.geom.OutSize(), s.geom.InSize(), s.geom.KernelSize()
+	rows := mg * ks
+	pw := pointwise(s.geom)
+	for n := 0; n < s.n; n++ {
+		for g := 0; g < group; g++ {
+			xg := x[(n*s.c+g*cg)*xs : (n*s.c+(g+1)*cg)*xs]
+			yg := y[(n*s.m+g*mg)*ys : (n*s.m+(g+1)*mg)*ys]
+			wg := w[g*cg*rows : (g+1)*cg*rows]
+			if b != nil {
+				for m := 0; m < mg; m++ {
+					bv := b[g*mg+m]
+					row := yg[m*ys : (m+1)*ys]
+					for i := range row {
+						row[i] = bv
+					}
+				}
+			}
+			if pw {
+				kernels.Gemm(true, false, rows, xs, cg, 1, wg, rows, xg, xs, 1, yg, ys)
+				continue
+			}
+			kernels.Gemm(true, false, rows, xs, cg, 1, wg, rows, xg, xs, 0, col, xs)
+			kernels.Col2im(col, mg, s.geom, yg)
+		}
+	}
+}

@@ -1,0 +1,343 @@
+package nn
+
+import (
+	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// MatMul-1/9/13 differ only in the types allowed (9 adds integers, 13
+// bfloat16). Gemm-1/6 carried a `broadcast` flag that 7 made the default;
+// we always apply unidirectional broadcasting of C, which is what every
+// valid older model asked for. Gemm-11 made C optional.
+func init() {
+	op.Register("MatMul", []int{1, 9, 13}, buildMatMul)
+	op.Register("Gemm", []int{1, 6, 7, 9, 11, 13}, buildGemm)
+	op.Register("MatMulInteger", []int{10}, buildMatMulInteger)
+	op.Register("QLinearMatMul", []int{10, 21}, buildQLinearMatMul)
+}
+
+// mmPlan is a numpy-style batched matmul: batch dims broadcast, 1-D
+// operands promoted (and the promoted dim dropped from the output).
+type mmPlan struct {
+	m, k, n               int
+	aBatch, bBatch, batch []int
+	out                   []int
+}
+
+func planMatMul(as, bs []int) (*mmPlan, error) {
+	if len(as) == 0 || len(bs) == 0 {
+		return nil, op.Errorf("MatMul operands must have rank ≥ 1, got %v and %v", as, bs)
+	}
+	a, b := as, bs
+	if len(a) == 1 {
+		a = []int{1, a[0]}
+	}
+	if len(b) == 1 {
+		b = []int{b[0], 1}
+	}
+	p := &mmPlan{m: a[len(a)-2], k: a[len(a)-1], n: b[len(b)-1]}
+	if b[len(b)-2] != p.k {
+		return nil, op.Errorf("MatMul inner dims differ: %v × %v", as, bs)
+	}
+	p.aBatch, p.bBatch = a[:len(a)-2], b[:len(b)-2]
+	var err error
+	if p.batch, err = opsutil.BroadcastShape(p.aBatch, p.bBatch); err != nil {
+		return nil, err
+	}
+	p.out = append([]int(nil), p.batch...)
+	if len(as) > 1 {
+		p.out = append(p.out, p.m)
+	}
+	if len(bs) > 1 {
+		p.out = append(p.out, p.n)
+	}
+	return p, nil
+}
+
+// run calls f for each output matrix with the element offsets of its A and B
+// operands. When B is a single matrix shared by every batch entry and A's
+// batches are contiguous, the whole batch is folded into one tall GEMM.
+func (p *mmPlan) run(f func(m, aOff, bOff, cOff int)) {
+	if opsutil.Product(p.bBatch) == 1 && equalInts(p.aBatch, p.batch) {
+		f(p.m*opsutil.Product(p.batch), 0, 0, 0)
+		return
+	}
+	opsutil.BroadcastIndex(p.aBatch, p.bBatch, p.batch, func(o, ia, ib int) {
+		f(p.m, ia*p.m*p.k, ib*p.k*p.n, o*p.m*p.n)
+	})
+}
+
+type intElem interface {
+	~int32 | ~int64 | ~uint32 | ~uint64
+}
+
+// naiveMatMul is the integer path (Gemm/MatMul on int32/int64/uint32/uint64
+// tensors, which are rare enough that a plain i-k-j loop suffices).
+func naiveMatMul[T intElem](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for p := 0; p < k; p++ {
+			var av T
+			if transA {
+				av = a[p*lda+i]
+			} else {
+				av = a[i*lda+p]
+			}
+			av *= alpha
+			if av == 0 {
+				continue
+			}
+			for j := range row {
+				if transB {
+					row[j] += av * b[j*ldb+p]
+				} else {
+					row[j] += av * b[p*ldb+j]
+				}
+			}
+		}
+	}
+}
+
+func buildMatMul(n *op.Node) (any, error) {
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		a, b := in[0], in[1]
+		if a == nil || b == nil || a.DType() != b.DType() {
+			return nil, op.Errorf("MatMul needs two inputs of one dtype")
+		}
+		p, err := planMatMul(a.Shape(), b.Shape())
+		if err != nil {
+			return nil, err
+		}
+		y := ctx.New(a.DType(), p.out...)
+		switch ad := a.Data().(type) {
+		case []float32:
+			bd, yd := b.F32(), y.F32()
+			p.run(func(m, ao, bo, co int) {
+				kernels.Sgemm(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n)
+			})
+		case []float64:
+			bd, yd := b.F64(), y.F64()
+			p.run(func(m, ao, bo, co int) {
+				kernels.Dgemm(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n)
+			})
+		case []int32:
+			intMatMul(p, ad, tensor.Data[int32](b), tensor.Data[int32](y))
+		case []int64:
+			intMatMul(p, ad, tensor.Data[int64](b), tensor.Data[int64](y))
+		case []uint32:
+			intMatMul(p, ad, tensor.Data[uint32](b), tensor.Data[uint32](y))
+		case []uint64:
+			intMatMul(p, ad, tensor.Data[uint64](b), tensor.Data[uint64](y))
+		default:
+			return nil, op.Errorf("MatMul does not support %s", a.DType())
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+func intMatMul[T intElem](p *mmPlan, a, b, y []T) {
+	p.run(func(m, ao, bo, co int) {
+		naiveMatMul(false, false, m, p.n, p.k, 1, a[ao:], p.k, b[bo:], p.n, y[co:], p.n)
+	})
+}
+
+func buildGemm(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	alpha := a.Float("alpha", 1)
+	beta := a.Float("beta", 1)
+	transA := a.Int("transA", 0) != 0
+	transB := a.Int("transB", 0) != 0
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		A, B, C := in[0], in[1], optIn(in, 2)
+		if A == nil || B == nil || A.Rank() != 2 || B.Rank() != 2 {
+			return nil, op.Errorf("Gemm needs 2-D A and B")
+		}
+		if B.DType() != A.DType() || (C != nil && C.DType() != A.DType()) {
+			return nil, op.Errorf("Gemm inputs must share a dtype")
+		}
+		m, k := A.Shape()[0], A.Shape()[1]
+		if transA {
+			m, k = k, m
+		}
+		kb, nn := B.Shape()[0], B.Shape()[1]
+		if transB {
+			kb, nn = nn, kb
+		}
+		if kb != k {
+			return nil, op.Errorf("Gemm inner dims differ: A %v (transA=%v), B %v (transB=%v)", A.Shape(), transA, B.Shape(), transB)
+		}
+		y := ctx.New(A.DType(), m, nn)
+		lda, ldb := A.Shape()[1], B.Shape()[1]
+		var cs []int
+		if C != nil && beta != 0 {
+			cs = append([]int{}, C.Shape()...) // non-nil even for a scalar C
+			if len(cs) > 2 {
+				return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", cs, m, nn)
+			}
+			if bs, err := opsutil.BroadcastShape(cs, []int{m, nn}); err != nil || bs[0] != m || bs[1] != nn {
+				return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", cs, m, nn)
+			}
+		}
+		switch ad := A.Data().(type) {
+		case []float32:
+			cb := fillC(C, cs, y, m, nn, beta, func(t *tensor.Tensor) []float32 { return t.F32() })
+			kernels.Sgemm(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn)
+		case []float64:
+			cb := fillC(C, cs, y, m, nn, float64(beta), func(t *tensor.Tensor) []float64 { return t.F64() })
+			kernels.Dgemm(transA, transB, m, nn, k, float64(alpha), ad, lda, B.F64(), ldb, cb, y.F64(), nn)
+		case []int32:
+			intGemm(transA, transB, m, nn, k, alpha, beta, ad, lda, tensor.Data[int32](B), ldb, C, cs, y)
+		case []int64:
+			intGemm(transA, transB, m, nn, k, alpha, beta, ad, lda, tensor.Data[int64](B), ldb, C, cs, y)
+		case []uint32:
+			intGemm(transA, transB, m, nn, k, alpha, beta, ad, lda, tensor.Data[uint32](B), ldb, C, cs, y)
+		case []uint64:
+			intGemm(transA, transB, m, nn, k, alpha, beta, ad, lda, tensor.Data[uint64](B), ldb, C, cs, y)
+		default:
+			return nil, op.Errorf("Gemm does not support %s", A.DType())
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+// fillC writes beta·C broadcast over Y and returns the beta the GEMM must
+// use: 1 if Y now holds the scaled C, 0 if there is no C.
+func fillC[T kernels.Float](C *tensor.Tensor, cs []int, y *tensor.Tensor, m, n int, beta T, data func(*tensor.Tensor) []T) T {
+	if cs == nil {
+		return 0
+	}
+	cd, yd := data(C), data(y)
+	broadcastInto(cd, cs, yd, m, n, func(v T) T { return beta * v })
+	return 1
+}
+
+func broadcastInto[T any](cd []T, cs []int, yd []T, m, n int, f func(T) T) {
+	full := append(make([]int, 2-len(cs)), cs...)
+	for i := range full[:2-len(cs)] {
+		full[i] = 1
+	}
+	rs, cst := 0, 0
+	if full[0] != 1 {
+		rs = full[1]
+	}
+	if full[1] != 1 {
+		cst = 1
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			yd[i*n+j] = f(cd[i*rs+j*cst])
+		}
+	}
+}
+
+func intGemm[T intElem](transA, transB bool, m, n, k int, alpha, beta float32, a []T, lda int, b []T, ldb int, C *tensor.Tensor, cs []int, y *tensor.Tensor) {
+	yd := tensor.Data[T](y)
+	if cs != nil {
+		bt := T(beta)
+		broadcastInto(tensor.Data[T](C), cs, yd, m, n, func(v T) T { return bt * v })
+	}
+	naiveMatMul(transA, transB, m, n, k, T(alpha), a, lda, b, ldb, yd, n)
+}
+
+// quantMatMul returns the exact integer product (A - azp)(B - bzp) as
+// float64 accumulators. Zero points may be per-tensor, per-row of A
+// (length M) or per-column of B (length N), as MatMulInteger and
+// QLinearMatMul allow. Every int8/uint8 product and any realistic sum of them
+// is exact in float64, so the float GEMM gives exact integer results.
+func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) ([]float64, *mmPlan, error) {
+	for _, t := range []*tensor.Tensor{a, b} {
+		if t == nil || t.DType() != tensor.Uint8 && t.DType() != tensor.Int8 {
+			return nil, nil, op.Errorf("quantized MatMul needs int8/uint8 A and B")
+		}
+	}
+	p, err := planMatMul(a.Shape(), b.Shape())
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := ctx.CheckShape(tensor.Double, p.out); err != nil {
+		return nil, nil, err
+	}
+	az, err := zeroPoint(azp, p.m, "a_zero_point")
+	if err != nil {
+		return nil, nil, err
+	}
+	bz, err := zeroPoint(bzp, p.n, "b_zero_point")
+	if err != nil {
+		return nil, nil, err
+	}
+	af, _ := a.Float64s()
+	bf, _ := b.Float64s()
+	for i := range af {
+		af[i] -= az[(i/p.k)%p.m%len(az)]
+	}
+	for i := range bf {
+		bf[i] -= bz[i%p.n%len(bz)]
+	}
+	y := make([]float64, tensor.MustSize(p.out))
+	p.run(func(m, ao, bo, co int) {
+		kernels.Dgemm(false, false, m, p.n, p.k, 1, af[ao:], p.k, bf[bo:], p.n, 0, y[co:], p.n)
+	})
+	return y, p, nil
+}
+
+func buildMatMulInteger(n *op.Node) (any, error) {
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		acc, p, err := quantMatMul(ctx, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		if err != nil {
+			return nil, err
+		}
+		y := ctx.New(tensor.Int32, p.out...)
+		yd := y.I32()
+		for i, v := range acc {
+			yd[i] = int32(v)
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+func buildQLinearMatMul(n *op.Node) (any, error) {
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 8 {
+			return nil, op.Errorf("QLinearMatMul needs 8 inputs")
+		}
+		acc, p, err := quantMatMul(ctx, in[0], in[2], in[3], in[5])
+		if err != nil {
+			return nil, err
+		}
+		as, err := scaleValues(in[1], "a_scale")
+		if err != nil {
+			return nil, err
+		}
+		bs, err := scaleValues(in[4], "b_scale")
+		if err != nil {
+			return nil, err
+		}
+		ys, err := scaleValues(in[6], "y_scale")
+		if err != nil {
+			return nil, err
+		}
+		yz, err := zeroPoint(in[7], 1, "y_zero_point")
+		if err != nil {
+			return nil, err
+		}
+		if in[7] == nil {
+			return nil, op.Errorf("QLinearMatMul needs y_zero_point")
+		}
+		lo, hi, ok := quantRange(in[7].DType())
+		if !ok || in[7].DType() != tensor.Uint8 && in[7].DType() != tensor.Int8 {
+			return nil, op.Errorf("QLinearMatMul output type %s is not int8/uint8", in[7].DType())
+		}
+		y := ctx.New(in[7].DType(), p.out...)
+		for i, v := range acc {
+			row, col := (i/p.n)%p.m, i%p.n
+			sc := as[row%len(as)] * bs[col%len(bs)] / ys[0]
+			storeQuantized(y, i, v*sc+yz[0], lo, hi)
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}

@@ -1,0 +1,498 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Normalisation ops. Statistics are accumulated in float64 whatever the
+// input type: it costs little next to the memory traffic and keeps float16
+// and long-axis results stable (stash_type only asks for at least float32).
+func init() {
+	op.Register("BatchNormalization", []int{1, 6, 7, 9, 14, 15}, buildBatchNorm)
+	op.Register("InstanceNormalization", []int{1, 6, 22}, buildInstanceNorm)
+	op.Register("LayerNormalization", []int{17}, buildLayerNorm)
+	op.Register("GroupNormalization", []int{18, 21}, buildGroupNorm)
+	op.Register("RMSNormalization", []int{23}, buildRMSNorm)
+	op.Register("LRN", []int{1, 13}, buildLRN)
+	op.Register("MeanVarianceNormalization", []int{9, 13}, buildMVN)
+}
+
+// f64s reads any float tensor as float64 (nil stays nil).
+func f64s(t *tensor.Tensor) []float64 {
+	if t == nil {
+		return nil
+	}
+	v, _ := t.Float64s()
+	return v
+}
+
+// setF stores float64 values into a float tensor's storage.
+func setF(t *tensor.Tensor, i int, v float64) {
+	switch d := t.Data().(type) {
+	case []float32:
+		d[i] = float32(v)
+	case []float64:
+		d[i] = v
+	}
+}
+
+func checkFloat(ts ...*tensor.Tensor) error {
+	for _, t := range ts {
+		if t != nil && !isFloatish(t.DType()) {
+			return op.Errorf("normalisation needs float tensors, got %s", t.DType())
+		}
+	}
+	return nil
+}
+
+// BatchNormalization. Versions < 9 have `spatial`: with spatial=0 the
+// statistics and affine parameters are per activation (shape C×D1×…×Dn)
+// rather than per channel. Before 14, training is signalled by asking for
+// the extra outputs (mean, var, saved_mean, saved_var); from 14 by the
+// training_mode attribute, with outputs running_mean and running_var.
+func buildBatchNorm(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	eps := float64(a.Float("epsilon", 1e-5))
+	momentum := float64(a.Float("momentum", 0.9))
+	spatial := a.Int("spatial", 1) != 0
+	training := a.Int("training_mode", 0) != 0
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if n.Version >= 9 {
+		spatial = true
+	}
+	if n.Version < 14 {
+		training = n.HasOutput(1) || n.HasOutput(2) || n.HasOutput(3) || n.HasOutput(4)
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 5 {
+			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
+		}
+		x := in[0]
+		if err := checkFloat(in[:5]...); err != nil {
+			return nil, err
+		}
+		if x.Rank() < 2 {
+			return nil, op.Errorf("BatchNormalization input must have rank ≥ 2")
+		}
+		N, C := x.Shape()[0], x.Shape()[1]
+		inner := opsutil.Product(x.Shape()[2:])
+		params := C // elements per parameter tensor
+		if !spatial {
+			params = C * inner
+		}
+		for i := 1; i < 5; i++ {
+			if in[i] == nil || in[i].Len() != params {
+				return nil, op.Errorf("BatchNormalization input %d must have %d elements", i, params)
+			}
+		}
+		scale, bias, mean, vr := f64s(in[1]), f64s(in[2]), f64s(in[3]), f64s(in[4])
+		xd := f64s(x)
+		y := ctx.New(x.DType(), x.Shape()...)
+		// per-parameter index of element (n, c, s): c, or c*inner+s when !spatial
+		pidx := func(c, s int) int {
+			if spatial {
+				return c
+			}
+			return c*inner + s
+		}
+		useMean, useVar := mean, vr
+		var bm, bv []float64
+		if training {
+			bm, bv = make([]float64, params), make([]float64, params)
+			cnt := make([]float64, params)
+			for nn := 0; nn < N; nn++ {
+				for c := 0; c < C; c++ {
+					for s := 0; s < inner; s++ {
+						p := pidx(c, s)
+						bm[p] += xd[(nn*C+c)*inner+s]
+						cnt[p]++
+					}
+				}
+			}
+			for p := range bm {
+				bm[p] /= cnt[p]
+			}
+			for nn := 0; nn < N; nn++ {
+				for c := 0; c < C; c++ {
+					for s := 0; s < inner; s++ {
+						p := pidx(c, s)
+						d := xd[(nn*C+c)*inner+s] - bm[p]
+						bv[p] += d * d
+					}
+				}
+			}
+			for p := range bv {
+				bv[p] /= cnt[p]
+			}
+			useMean, useVar = bm, bv
+		}
+		for nn := 0; nn < N; nn++ {
+			for c := 0; c < C; c++ {
+				for s := 0; s < inner; s++ {
+					p := pidx(c, s)
+					i := (nn*C+c)*inner + s
+					setF(y, i, scale[p]*(xd[i]-useMean[p])/math.Sqrt(useVar[p]+eps)+bias[p])
+				}
+			}
+		}
+		out := []*tensor.Tensor{y}
+		if !training {
+			return out, nil
+		}
+		running := func(cur, prev []float64, like *tensor.Tensor) *tensor.Tensor {
+			t := ctx.New(like.DType(), like.Shape()...)
+			for i := range cur {
+				setF(t, i, prev[i]*momentum+cur[i]*(1-momentum))
+			}
+			return t
+		}
+		out = append(out, running(bm, mean, in[3]), running(bv, vr, in[4]))
+		if n.Version < 14 {
+			sm, sv := ctx.New(in[3].DType(), in[3].Shape()...), ctx.New(in[4].DType(), in[4].Shape()...)
+			for i := range bm {
+				setF(sm, i, bm[i])
+				setF(sv, i, bv[i])
+			}
+			out = append(out, sm, sv)
+		}
+		return out[:min(len(out), len(n.Outputs))], nil
+	}), nil
+}
+
+func buildInstanceNorm(n *op.Node) (any, error) {
+	eps, err := n.Float("epsilon", 1e-5)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 3 || in[0] == nil || in[1] == nil || in[2] == nil {
+			return nil, op.Errorf("InstanceNormalization needs input, scale, B")
+		}
+		x := in[0]
+		if err := checkFloat(in[:3]...); err != nil {
+			return nil, err
+		}
+		if x.Rank() < 3 {
+			return nil, op.Errorf("InstanceNormalization input must have rank ≥ 3")
+		}
+		C := x.Shape()[1]
+		if in[1].Len() != C || in[2].Len() != C {
+			return nil, op.Errorf("InstanceNormalization scale and B must have %d elements", C)
+		}
+		inner := opsutil.Product(x.Shape()[2:])
+		y := ctx.New(x.DType(), x.Shape()...)
+		scale, bias := f64s(in[1]), f64s(in[2])
+		planes := x.Shape()[0] * C
+		switch xd := x.Data().(type) {
+		case []float32:
+			normRows(xd, y.F32(), planes, inner, float64(eps), func(r int) (float64, float64) { return scale[r%C], bias[r%C] })
+		case []float64:
+			normRows(xd, y.F64(), planes, inner, float64(eps), func(r int) (float64, float64) { return scale[r%C], bias[r%C] })
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+// normRows normalises each of rows contiguous rows of length d to zero mean
+// and unit variance, then applies the row's (scale, bias).
+func normRows[T kernels.Float](x, y []T, rows, d int, eps float64, affine func(r int) (float64, float64)) {
+	for r := 0; r < rows; r++ {
+		xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
+		mean, inv := meanInvStd(xr, eps)
+		s, b := affine(r)
+		for i, v := range xr {
+			yr[i] = T((float64(v)-mean)*inv*s + b)
+		}
+	}
+}
+
+func meanInvStd[T kernels.Float](xr []T, eps float64) (float64, float64) {
+	var sum float64
+	for _, v := range xr {
+		sum += float64(v)
+	}
+	mean := sum / float64(len(xr))
+	var ss float64
+	for _, v := range xr {
+		d := float64(v) - mean
+		ss += d * d
+	}
+	return mean, 1 / math.Sqrt(ss/float64(len(xr))+eps)
+}
+
+// expandTrailing broadcasts a parameter (Scale, B) against x's shape and
+// returns it materialised over x's trailing dims from `from` on, so that
+// element i of x uses param[i % len(param)]. from is at most axis, and less
+// if the parameter carries leading dims of its own.
+func expandTrailing(p *tensor.Tensor, xs []int, axis int) ([]float64, error) {
+	ps := p.Shape()
+	if len(ps) > len(xs) {
+		return nil, op.Errorf("parameter of shape %v has higher rank than input %v", ps, xs)
+	}
+	from := min(axis, len(xs)-len(ps))
+	target := xs[from:]
+	bs, err := opsutil.BroadcastShape(ps, target)
+	if err != nil || !equalInts(bs, target) {
+		return nil, op.Errorf("parameter of shape %v does not broadcast to %v", ps, xs)
+	}
+	src := f64s(p)
+	out := make([]float64, opsutil.Product(target))
+	opsutil.BroadcastIndex(ps, ps, target, func(o, ia, _ int) { out[o] = src[ia] })
+	return out, nil
+}
+
+// LayerNormalization-17: normalise over dims [axis, rank); optional Mean and
+// InvStdDev outputs have the reduced dims kept as 1.
+func buildLayerNorm(n *op.Node) (any, error) {
+	return buildAxisNorm(n, false)
+}
+
+// RMSNormalization-23: like LayerNormalization without centring or bias.
+func buildRMSNorm(n *op.Node) (any, error) {
+	return buildAxisNorm(n, true)
+}
+
+func buildAxisNorm(n *op.Node, rms bool) (any, error) {
+	a := &op.Attribs{N: n}
+	axis := a.Int("axis", -1)
+	eps := float64(a.Float("epsilon", 1e-5))
+	stash := a.Int("stash_type", 1)
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	_ = stash // statistics are always computed in float64 (see the file comment)
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 2 || in[0] == nil || in[1] == nil {
+			return nil, op.Errorf("normalisation needs X and Scale")
+		}
+		x := in[0]
+		if err := checkFloat(x, in[1], optIn(in, 2)); err != nil {
+			return nil, err
+		}
+		ax, err := opsutil.NormAxis(axis, x.Rank())
+		if err != nil {
+			return nil, err
+		}
+		scale, err := expandTrailing(in[1], x.Shape(), ax)
+		if err != nil {
+			return nil, err
+		}
+		var bias []float64
+		if b := optIn(in, 2); b != nil && !rms {
+			if bias, err = expandTrailing(b, x.Shape(), ax); err != nil {
+				return nil, err
+			}
+		}
+		rows := opsutil.Product(x.Shape()[:ax])
+		d := opsutil.Product(x.Shape()[ax:])
+		xd := f64s(x)
+		y := ctx.New(x.DType(), x.Shape()...)
+		statShape := append([]int(nil), x.Shape()...)
+		for i := ax; i < len(statShape); i++ {
+			statShape[i] = 1
+		}
+		statDT := tensor.Float
+		if x.DType() == tensor.Double {
+			statDT = tensor.Double
+		}
+		var meanT, invT *tensor.Tensor
+		if !rms && n.HasOutput(1) {
+			meanT = ctx.New(statDT, statShape...)
+		}
+		if !rms && n.HasOutput(2) {
+			invT = ctx.New(statDT, statShape...)
+		}
+		for r := 0; r < rows; r++ {
+			xr := xd[r*d : (r+1)*d]
+			var mean, inv float64
+			if rms {
+				var ss float64
+				for _, v := range xr {
+					ss += v * v
+				}
+				inv = 1 / math.Sqrt(ss/float64(d)+eps)
+			} else {
+				mean, inv = meanInvStd(xr, eps)
+			}
+			for j, v := range xr {
+				i := r*d + j
+				o := (v - mean) * inv * scale[i%len(scale)]
+				if bias != nil {
+					o += bias[i%len(bias)]
+				}
+				setF(y, i, o)
+			}
+			if meanT != nil {
+				setF(meanT, r, mean)
+			}
+			if invT != nil {
+				setF(invT, r, inv)
+			}
+		}
+		out := []*tensor.Tensor{y}
+		if !rms && len(n.Outputs) > 1 {
+			out = append(out, meanT)
+		}
+		if !rms && len(n.Outputs) > 2 {
+			out = append(out, invT)
+		}
+		return out, nil
+	}), nil
+}
+
+// GroupNormalization: statistics per (n, group) over C/num_groups channels
+// and all spatial positions. In version 18 scale and bias have one entry
+// per group; version 21 changed them to one per channel.
+func buildGroupNorm(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	eps := float64(a.Float("epsilon", 1e-5))
+	groups := int(a.Int("num_groups", 0))
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if groups <= 0 {
+		return nil, n.Errorf("num_groups must be positive")
+	}
+	perGroupParams := n.Version < 21
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 3 || in[0] == nil || in[1] == nil || in[2] == nil {
+			return nil, op.Errorf("GroupNormalization needs X, scale, bias")
+		}
+		x := in[0]
+		if err := checkFloat(in[:3]...); err != nil {
+			return nil, err
+		}
+		if x.Rank() < 2 {
+			return nil, op.Errorf("GroupNormalization input must have rank ≥ 2")
+		}
+		N, C := x.Shape()[0], x.Shape()[1]
+		if C%groups != 0 {
+			return nil, op.Errorf("channels %d not divisible by num_groups %d", C, groups)
+		}
+		want := C
+		if perGroupParams {
+			want = groups
+		}
+		if in[1].Len() != want || in[2].Len() != want {
+			return nil, op.Errorf("GroupNormalization scale and bias must have %d elements", want)
+		}
+		scale, bias := f64s(in[1]), f64s(in[2])
+		inner := opsutil.Product(x.Shape()[2:])
+		cg := C / groups
+		d := cg * inner
+		xd := f64s(x)
+		y := ctx.New(x.DType(), x.Shape()...)
+		for r := 0; r < N*groups; r++ {
+			mean, inv := meanInvStd(xd[r*d:(r+1)*d], eps)
+			g := r % groups
+			for j := 0; j < d; j++ {
+				p := g
+				if !perGroupParams {
+					p = g*cg + j/inner
+				}
+				i := r*d + j
+				setF(y, i, (xd[i]-mean)*inv*scale[p]+bias[p])
+			}
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+func buildLRN(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	alpha := float64(a.Float("alpha", 1e-4))
+	beta := float64(a.Float("beta", 0.75))
+	bias := float64(a.Float("bias", 1))
+	size := int(a.Int("size", 0))
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if size <= 0 {
+		return nil, n.Errorf("LRN size must be positive")
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		x := in[0]
+		if err := checkFloat(x); err != nil {
+			return nil, err
+		}
+		if x.Rank() < 3 {
+			return nil, op.Errorf("LRN input must have rank ≥ 3")
+		}
+		N, C := x.Shape()[0], x.Shape()[1]
+		inner := opsutil.Product(x.Shape()[2:])
+		xd := f64s(x)
+		y := ctx.New(x.DType(), x.Shape()...)
+		lo, hi := (size-1)/2, (size-1)-(size-1)/2 // floor and ceil of (size-1)/2
+		for nn := 0; nn < N; nn++ {
+			for c := 0; c < C; c++ {
+				for s := 0; s < inner; s++ {
+					var sq float64
+					for cc := max(0, c-lo); cc <= min(C-1, c+hi); cc++ {
+						v := xd[(nn*C+cc)*inner+s]
+						sq += v * v
+					}
+					i := (nn*C+c)*inner + s
+					setF(y, i, xd[i]/math.Pow(bias+alpha/float64(size)*sq, beta))
+				}
+			}
+		}
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}
+
+// MeanVarianceNormalization: (X - E[X]) / (sqrt(E[X²] - E[X]²) + 1e-9) over
+// the given axes (default N, H, W), exactly as the spec's function body.
+func buildMVN(n *op.Node) (any, error) {
+	axes64, has, err := n.Ints("axes")
+	if err != nil {
+		return nil, err
+	}
+	if !has {
+		axes64 = []int64{0, 2, 3}
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		x := in[0]
+		if err := checkFloat(x); err != nil {
+			return nil, err
+		}
+		shape := x.Shape()
+		reduce := make([]bool, len(shape))
+		for _, a := range axes64 {
+			ax, err := opsutil.NormAxis(a, len(shape))
+			if err != nil {
+				return nil, err
+			}
+			reduce[ax] = true
+		}
+		// keptShape has the reduced dims set to 1; a broadcast walk over x
+		// then gives each element's statistics slot.
+		kept := append([]int(nil), shape...)
+		for i, r := range reduce {
+			if r {
+				kept[i] = 1
+			}
+		}
+		slots := opsutil.Product(kept)
+		sum, sq, cnt := make([]float64, slots), make([]float64, slots), make([]float64, slots)
+		xd := f64s(x)
+		opsutil.BroadcastIndex(shape, kept, shape, func(o, _, k int) {
+			sum[k] += xd[o]
+			sq[k] += xd[o] * xd[o]
+			cnt[k]++
+		})
+		y := ctx.New(x.DType(), shape...)
+		opsutil.BroadcastIndex(shape, kept, shape, func(o, _, k int) {
+			m := sum[k] / cnt[k]
+			v := sq[k]/cnt[k] - m*m
+			setF(y, o, (xd[o]-m)/(math.Sqrt(math.Max(v, 0))+1e-9))
+		})
+		return []*tensor.Tensor{y}, nil
+	}), nil
+}

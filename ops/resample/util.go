@@ -1,0 +1,235 @@
+package resample
+
+import (
+	"math"
+
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// gatherAxes fills out (shape = len of each map) with out[o] = x[src] where
+// src takes, on every axis d, the index maps[d][o_d]; an index of -1 on any
+// axis makes the element fill's first element (or the zero value when fill
+// is nil or empty). It moves data of every dtype without arithmetic, which
+// is all Pad, CenterCropPad and nearest Resize need.
+func gatherAxes(out, x *tensor.Tensor, maps [][]int, fill *tensor.Tensor) {
+	switch d := out.Data().(type) {
+	case []float32:
+		gatherT(d, tensor.Data[float32](x), x.Shape(), maps, first[float32](fill))
+	case []float64:
+		gatherT(d, tensor.Data[float64](x), x.Shape(), maps, first[float64](fill))
+	case []int8:
+		gatherT(d, tensor.Data[int8](x), x.Shape(), maps, first[int8](fill))
+	case []int16:
+		gatherT(d, tensor.Data[int16](x), x.Shape(), maps, first[int16](fill))
+	case []int32:
+		gatherT(d, tensor.Data[int32](x), x.Shape(), maps, first[int32](fill))
+	case []int64:
+		gatherT(d, tensor.Data[int64](x), x.Shape(), maps, first[int64](fill))
+	case []uint8:
+		gatherT(d, tensor.Data[uint8](x), x.Shape(), maps, first[uint8](fill))
+	case []uint16:
+		gatherT(d, tensor.Data[uint16](x), x.Shape(), maps, first[uint16](fill))
+	case []uint32:
+		gatherT(d, tensor.Data[uint32](x), x.Shape(), maps, first[uint32](fill))
+	case []uint64:
+		gatherT(d, tensor.Data[uint64](x), x.Shape(), maps, first[uint64](fill))
+	case []bool:
+		gatherT(d, tensor.Data[bool](x), x.Shape(), maps, first[bool](fill))
+	case []string:
+		gatherT(d, tensor.Data[string](x), x.Shape(), maps, first[string](fill))
+	case []complex64:
+		gatherT(d, tensor.Data[complex64](x), x.Shape(), maps, first[complex64](fill))
+	case []complex128:
+		gatherT(d, tensor.Data[complex128](x), x.Shape(), maps, first[complex128](fill))
+	default:
+		op.Fail("unsupported storage %T", d)
+	}
+}
+
+func first[T any](t *tensor.Tensor) T {
+	var z T
+	if t == nil || t.Len() == 0 {
+		return z
+	}
+	if s, ok := t.Data().([]T); ok {
+		return s[0]
+	}
+	op.Fail("fill value of type %s does not match the data", t.DType())
+	return z
+}
+
+func gatherT[T any](dst, src []T, inShape []int, maps [][]int, fill T) {
+	r := len(maps)
+	if len(dst) == 0 {
+		return
+	}
+	if r == 0 {
+		dst[0] = src[0]
+		return
+	}
+	strides := make([]int, r)
+	s := 1
+	for d := r - 1; d >= 0; d-- {
+		strides[d] = s
+		s *= inShape[d]
+	}
+	// off[d] is the source offset contributed by axes < d (or -1).
+	idx := make([]int, r)
+	base := make([]int, r+1)
+	var fillRows func(d int)
+	last := maps[r-1]
+	o := 0
+	fillRows = func(d int) {
+		if d == r-1 {
+			b := base[d]
+			if b < 0 {
+				for range last {
+					dst[o] = fill
+					o++
+				}
+				return
+			}
+			for _, j := range last {
+				if j < 0 {
+					dst[o] = fill
+				} else {
+					dst[o] = src[b+j]
+				}
+				o++
+			}
+			return
+		}
+		for i, j := range maps[d] {
+			idx[d] = i
+			if base[d] < 0 || j < 0 {
+				base[d+1] = -1
+			} else {
+				base[d+1] = base[d] + j*strides[d]
+			}
+			fillRows(d + 1)
+		}
+	}
+	fillRows(0)
+}
+
+// permute writes into out the transpose of x viewed with shape (same size)
+// by perm: out[i_perm[0], ..., i_perm[r-1]] = x[i_0, ..., i_{r-1}].
+func permute(out, x *tensor.Tensor, shape, perm []int) {
+	r := len(shape)
+	inStrides := make([]int, r)
+	s := 1
+	for d := r - 1; d >= 0; d-- {
+		inStrides[d] = s
+		s *= shape[d]
+	}
+	outShape := make([]int, r)
+	srcStride := make([]int, r) // stride in x of each output dim
+	for i, p := range perm {
+		outShape[i] = shape[p]
+		srcStride[i] = inStrides[p]
+	}
+	n := x.Len()
+	idx := make([]int, r)
+	src := 0
+	for o := 0; o < n; o++ {
+		tensor.SetFrom(out, o, x, src)
+		for d := r - 1; d >= 0; d-- {
+			idx[d]++
+			src += srcStride[d]
+			if idx[d] < outShape[d] {
+				break
+			}
+			src -= srcStride[d] * outShape[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// toF64 returns the values of a real numeric tensor as float64.
+func toF64(x *tensor.Tensor) ([]float64, error) {
+	if x.DType().IsCodeType() {
+		return nil, op.Errorf("%s is not supported here", x.DType())
+	}
+	return x.Float64s()
+}
+
+// storeF64 writes v into out, converting to out's dtype. Integers are
+// truncated toward zero and saturated (a float-to-int cast); NaN becomes 0.
+func storeF64(out *tensor.Tensor, v []float64) {
+	switch d := out.Data().(type) {
+	case []float32:
+		for i, x := range v {
+			d[i] = float32(x)
+		}
+	case []float64:
+		copy(d, v)
+	case []int8:
+		storeInt(d, v, int8(math.MinInt8), int8(math.MaxInt8))
+	case []int16:
+		storeInt(d, v, int16(math.MinInt16), int16(math.MaxInt16))
+	case []int32:
+		storeInt(d, v, int32(math.MinInt32), int32(math.MaxInt32))
+	case []int64:
+		storeInt(d, v, int64(math.MinInt64), int64(math.MaxInt64))
+	case []uint8:
+		storeInt(d, v, uint8(0), uint8(math.MaxUint8))
+	case []uint16:
+		storeInt(d, v, uint16(0), uint16(math.MaxUint16))
+	case []uint32:
+		storeInt(d, v, uint32(0), uint32(math.MaxUint32))
+	case []uint64:
+		storeInt(d, v, uint64(0), uint64(math.MaxUint64))
+	default:
+		op.Fail("cannot store numbers into %s", out.DType())
+	}
+}
+
+func storeInt[T tensor.Number](d []T, v []float64, loT, hiT T) {
+	lo, hi := float64(loT), float64(hiT)
+	for i, x := range v {
+		x = math.Trunc(x)
+		switch {
+		case x != x:
+			d[i] = 0
+		case x <= lo:
+			d[i] = loT
+		case x >= hi:
+			d[i] = hiT
+		default:
+			d[i] = T(x)
+		}
+	}
+}
+
+// isNumeric reports whether arithmetic resampling can run on dt.
+func isNumeric(dt tensor.DType) bool {
+	switch dt {
+	case tensor.Float, tensor.Float16, tensor.BFloat16, tensor.Double,
+		tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64,
+		tensor.Uint8, tensor.Uint16, tensor.Uint32, tensor.Uint64:
+		return true
+	}
+	return false
+}
+
+// normAxes maps attribute/input axes into [0, rank), refusing repeats.
+func normAxes(axes []int64, rank int) ([]int, error) {
+	out := make([]int, len(axes))
+	seen := map[int]bool{}
+	for i, a := range axes {
+		v := int(a)
+		if v < 0 {
+			v += rank
+		}
+		if v < 0 || v >= rank {
+			return nil, op.Errorf("axis %d is out of range for rank %d", a, rank)
+		}
+		if seen[v] {
+			return nil, op.Errorf("axis %d is repeated", a)
+		}
+		seen[v] = true
+		out[i] = v
+	}
+	return out, nil
+}

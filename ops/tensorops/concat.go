@@ -1,0 +1,72 @@
+package tensorops
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func init() {
+	op.Register("Concat", op.SpecVersions("", "Concat"), buildConcat)
+}
+
+// buildConcat: axis defaulted to 1 in version 1, is required from 4 and may
+// be negative from 11.
+func buildConcat(n *op.Node) (any, error) {
+	if n.Version >= 4 && !n.Has("axis") {
+		return nil, n.Errorf("Concat-%d needs the axis attribute", n.Version)
+	}
+	axis, err := n.Int("axis", 1)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		var xs []*tensor.Tensor
+		for _, t := range in {
+			if t != nil {
+				xs = append(xs, t)
+			}
+		}
+		if len(xs) == 0 {
+			return nil, op.Errorf("Concat needs at least one input")
+		}
+		first := xs[0]
+		r := first.Rank()
+		a, err := normAxis(axis, r)
+		if err != nil {
+			return nil, err
+		}
+		outShape := append([]int(nil), first.Shape()...)
+		outShape[a] = 0
+		for _, t := range xs {
+			if t.DType() != first.DType() {
+				return nil, op.Errorf("inputs have different types (%s, %s)", first.DType(), t.DType())
+			}
+			if t.Rank() != r {
+				return nil, op.Errorf("inputs have different ranks (%v, %v)", first.Shape(), t.Shape())
+			}
+			for i, d := range t.Shape() {
+				if i != a && d != first.Shape()[i] {
+					return nil, op.Errorf("input shapes %v and %v differ outside axis %d", first.Shape(), t.Shape(), a)
+				}
+			}
+			outShape[a] += t.Shape()[a]
+		}
+		out := ctx.New(first.DType(), outShape...)
+		outer := prod(outShape[:a])
+		inner := prod(outShape[a+1:])
+		rowOut := outShape[a] * inner
+		mv := moverFor(out.Data())
+		off := 0
+		for _, t := range xs {
+			rowIn := t.Shape()[a] * inner
+			if rowIn == 0 {
+				continue
+			}
+			for o := 0; o < outer; o++ {
+				mv.copyRange(out.Data(), o*rowOut+off, t.Data(), o*rowIn, rowIn)
+			}
+			off += rowIn
+		}
+		return one(out), nil
+	}), nil
+}

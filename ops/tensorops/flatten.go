@@ -1,0 +1,36 @@
+package tensorops
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func init() {
+	op.Register("Flatten", op.SpecVersions("", "Flatten"), buildFlatten)
+}
+
+// buildFlatten: axis is in [0, r] (negative from version 11 on, counting
+// from the back); the result shares the input's data.
+func buildFlatten(n *op.Node) (any, error) {
+	axis, err := n.Int("axis", 1)
+	if err != nil {
+		return nil, err
+	}
+	if axis < 0 && n.Version < 11 {
+		return nil, n.Errorf("Flatten-%d does not allow a negative axis (%d)", n.Version, axis)
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Flatten needs an input")
+		}
+		sh := in[0].Shape()
+		a := int(axis)
+		if a < 0 {
+			a += len(sh)
+		}
+		if a < 0 || a > len(sh) {
+			return nil, op.Errorf("axis %d is out of range for rank %d", axis, len(sh))
+		}
+		return one(in[0].Reshaped([]int{prod(sh[:a]), prod(sh[a:])})), nil
+	}), nil
+}

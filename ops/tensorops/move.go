@@ -1,0 +1,246 @@
+package tensorops
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// The data-movement ops in this package must work for every dtype, whose
+// storage is one of fourteen Go slice types. Rather than repeating a type
+// switch in every op, moverFor picks, once per call, a mover instantiated
+// for the storage's element type; its methods then run typed, tight loops.
+
+// mover moves elements between two storages of the same Go type.
+type mover interface {
+	// copyRange copies n elements: dst[di:di+n] = src[si:si+n].
+	copyRange(dst any, di int, src any, si, n int)
+	// take gathers: dst[i] = src[idx[i]].
+	take(dst, src any, idx []int)
+	// put scatters: dst[idx[i]] = src[i].
+	put(dst, src any, idx []int)
+	// fill sets every element of dst to src[j].
+	fill(dst, src any, j int)
+	// strided copies the strided view of src (offset base, element stride
+	// strides[k] along output dim k, possibly 0 or negative) into the
+	// contiguous dst of the given shape.
+	strided(dst, src any, shape []int, base int, strides []int)
+}
+
+type moverT[T any] struct{}
+
+func (moverT[T]) copyRange(dst any, di int, src any, si, n int) {
+	copy(dst.([]T)[di:di+n], src.([]T)[si:si+n])
+}
+
+func (moverT[T]) take(dst, src any, idx []int) {
+	d, s := dst.([]T), src.([]T)
+	for i, j := range idx {
+		d[i] = s[j]
+	}
+}
+
+func (moverT[T]) put(dst, src any, idx []int) {
+	d, s := dst.([]T), src.([]T)
+	for i, j := range idx {
+		d[j] = s[i]
+	}
+}
+
+func (moverT[T]) fill(dst, src any, j int) {
+	d := dst.([]T)
+	if len(d) == 0 {
+		return
+	}
+	v := src.([]T)[j]
+	for i := range d {
+		d[i] = v
+	}
+}
+
+func (moverT[T]) strided(dst, src any, shape []int, base int, strides []int) {
+	stridedCopy(dst.([]T), src.([]T), shape, base, strides)
+}
+
+// stridedCopy walks the output in row-major order with an odometer over the
+// outer dims; the innermost dim is a tight loop (a plain copy when its stride
+// is 1, a fill when it is 0), which keeps Transpose, Slice, Expand and Tile
+// close to memcpy speed in their common cases.
+func stridedCopy[T any](d, s []T, shape []int, base int, strides []int) {
+	n := len(d)
+	if n == 0 {
+		return
+	}
+	r := len(shape)
+	if r == 0 {
+		d[0] = s[base]
+		return
+	}
+	inner, st := shape[r-1], strides[r-1]
+	idx := make([]int, r)
+	off := base
+	for o := 0; o < n; o += inner {
+		row := d[o : o+inner]
+		switch st {
+		case 1:
+			copy(row, s[off:off+inner])
+		case 0:
+			v := s[off]
+			for k := range row {
+				row[k] = v
+			}
+		default:
+			p := off
+			for k := range row {
+				row[k] = s[p]
+				p += st
+			}
+		}
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			off += strides[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			off -= strides[k] * shape[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// moverFor returns the mover for a storage slice.
+func moverFor(data any) mover {
+	switch data.(type) {
+	case []float32:
+		return moverT[float32]{}
+	case []float64:
+		return moverT[float64]{}
+	case []int8:
+		return moverT[int8]{}
+	case []int16:
+		return moverT[int16]{}
+	case []int32:
+		return moverT[int32]{}
+	case []int64:
+		return moverT[int64]{}
+	case []uint8:
+		return moverT[uint8]{}
+	case []uint16:
+		return moverT[uint16]{}
+	case []uint32:
+		return moverT[uint32]{}
+	case []uint64:
+		return moverT[uint64]{}
+	case []bool:
+		return moverT[bool]{}
+	case []string:
+		return moverT[string]{}
+	case []complex64:
+		return moverT[complex64]{}
+	case []complex128:
+		return moverT[complex128]{}
+	}
+	op.Fail("unsupported tensor storage %T", data)
+	return nil
+}
+
+// strides returns the row-major element strides of shape.
+func strides(shape []int) []int {
+	st := make([]int, len(shape))
+	s := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = s
+		s *= shape[i]
+	}
+	return st
+}
+
+// prod multiplies dims.
+func prod(dims []int) int {
+	p := 1
+	for _, d := range dims {
+		p *= d
+	}
+	return p
+}
+
+// stridedView allocates a tensor of shape and fills it from a strided view of x.
+func stridedView(ctx *op.Context, x *tensor.Tensor, shape []int, base int, st []int) *tensor.Tensor {
+	out := ctx.New(x.DType(), shape...)
+	moverFor(x.Data()).strided(out.Data(), x.Data(), shape, base, st)
+	return out
+}
+
+// ints64 reads an integer tensor (shape, axes, indices inputs) as int64s.
+func ints64(t *tensor.Tensor, what string) ([]int64, error) {
+	v, err := t.Int64s()
+	if err != nil {
+		return nil, op.Errorf("%s: %v", what, err)
+	}
+	return v, nil
+}
+
+// scalarInt reads a one-element integer tensor.
+func scalarInt(t *tensor.Tensor, what string) (int64, error) {
+	v, err := ints64(t, what)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, op.Errorf("%s must have one element, got shape %v", what, t.Shape())
+	}
+	return v[0], nil
+}
+
+// normAxes maps possibly negative axes into [0, rank), rejecting duplicates.
+func normAxes(axes []int64, rank int) ([]int, error) {
+	out := make([]int, len(axes))
+	seen := make([]bool, rank)
+	for i, a := range axes {
+		v := int(a)
+		if v < 0 {
+			v += rank
+		}
+		if v < 0 || v >= rank {
+			return nil, op.Errorf("axis %d is out of range for rank %d", a, rank)
+		}
+		if seen[v] {
+			return nil, op.Errorf("axis %d is repeated", a)
+		}
+		seen[v] = true
+		out[i] = v
+	}
+	return out, nil
+}
+
+// normAxis maps one possibly negative axis into [0, rank).
+func normAxis(a int64, rank int) (int, error) {
+	v := int(a)
+	if v < 0 {
+		v += rank
+	}
+	if v < 0 || v >= rank {
+		return 0, op.Errorf("axis %d is out of range for rank %d", a, rank)
+	}
+	return v, nil
+}
+
+// toInts converts int64 dims to ints, rejecting values that do not fit.
+func toInts(v []int64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// checked allocates after checking the budget, returning the error instead
+// of panicking, for kernels that want to report a TooLarge shape cleanly.
+func checked(ctx *op.Context, dt tensor.DType, shape []int) (*tensor.Tensor, error) {
+	if _, err := ctx.CheckShape(dt, shape); err != nil {
+		return nil, err
+	}
+	return tensor.New(dt, shape...), nil
+}
+
+// one wraps a single output.
+func one(t *tensor.Tensor) []*tensor.Tensor { return []*tensor.Tensor{t} }

@@ -1,0 +1,109 @@
+package tensorops
+
+import (
+	"math"
+
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func init() {
+	op.Register("Reshape", op.SpecVersions("", "Reshape"), buildReshape)
+}
+
+// buildReshape: version 1 takes the shape as an attribute, 5+ as an input;
+// 14 added allowzero (0 means an empty dim rather than "copy the input dim").
+// The result shares the input's data: tensors are immutable.
+func buildReshape(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	allowZero := a.Int("allowzero", 0) != 0 && n.Version >= 14
+	attrShape := a.Ints("shape")
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if n.Version < 5 && !n.Has("shape") {
+		return nil, n.Errorf("Reshape-%d needs the shape attribute", n.Version)
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Reshape needs its data input")
+		}
+		spec := attrShape
+		if n.Version >= 5 {
+			if len(in) < 2 || in[1] == nil {
+				return nil, op.Errorf("Reshape needs its shape input")
+			}
+			v, err := ints64(in[1], "shape")
+			if err != nil {
+				return nil, err
+			}
+			spec = v
+		}
+		shape, err := reshapeDims(in[0].Shape(), spec, allowZero)
+		if err != nil {
+			return nil, err
+		}
+		return one(in[0].Reshaped(shape)), nil
+	}), nil
+}
+
+// reshapeDims resolves a Reshape shape spec (0 = copy, -1 = infer) against
+// the input's shape.
+func reshapeDims(inShape []int, spec []int64, allowZero bool) ([]int, error) {
+	total := prod(inShape)
+	out := make([]int, len(spec))
+	infer := -1
+	known := 1
+	hasZero := false
+	for i, d := range spec {
+		switch {
+		case d == -1:
+			if infer >= 0 {
+				return nil, op.Errorf("shape %v has more than one -1", spec)
+			}
+			infer = i
+			continue
+		case d == 0 && !allowZero:
+			if i >= len(inShape) {
+				return nil, op.Errorf("shape %v copies dim %d, but the input %v has rank %d", spec, i, inShape, len(inShape))
+			}
+			out[i] = inShape[i]
+		case d < 0:
+			return nil, op.Errorf("shape %v has invalid dim %d", spec, d)
+		default:
+			if int64(int(d)) != d {
+				return nil, op.Errorf("shape %v has dim %d that does not fit an int", spec, d)
+			}
+			out[i] = int(d)
+		}
+		if out[i] == 0 {
+			hasZero = true
+			continue
+		}
+		if known > math.MaxInt/out[i] {
+			return nil, op.Errorf("cannot reshape %v to %v", inShape, spec)
+		}
+		known *= out[i]
+	}
+	if infer >= 0 {
+		if hasZero {
+			if total != 0 {
+				return nil, op.Errorf("cannot reshape %v to %v", inShape, spec)
+			}
+			if allowZero {
+				return nil, op.Errorf("shape %v has both 0 and -1 with allowzero set", spec)
+			}
+			out[infer] = 0
+			return out, nil
+		}
+		if known == 0 || total%known != 0 {
+			return nil, op.Errorf("cannot reshape %v to %v", inShape, spec)
+		}
+		out[infer] = total / known
+		return out, nil
+	}
+	if n, ok := tensor.Size(out); !ok || n != total {
+		return nil, op.Errorf("cannot reshape %v (%d elements) to %v", inShape, total, spec)
+	}
+	return out, nil
+}

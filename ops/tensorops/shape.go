@@ -1,0 +1,58 @@
+package tensorops
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func init() {
+	op.Register("Shape", op.SpecVersions("", "Shape"), buildShape)
+	op.Register("Size", op.SpecVersions("", "Size"), buildSize)
+}
+
+// buildShape: version 15 added start/end, which slice the dims with
+// Python-style clamping; earlier versions return every dim.
+func buildShape(n *op.Node) (any, error) {
+	a := &op.Attribs{N: n}
+	start := a.Int("start", 0)
+	end := a.Int("end", 1<<62)
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if n.Version < 15 {
+		start, end = 0, 1<<62
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Shape needs an input")
+		}
+		sh := in[0].Shape()
+		r := int64(len(sh))
+		s, e := clampIndex(start, r), clampIndex(end, r)
+		if e < s {
+			e = s
+		}
+		dims := make([]int64, 0, e-s)
+		for _, d := range sh[s:e] {
+			dims = append(dims, int64(d))
+		}
+		return one(tensor.Of([]int{len(dims)}, dims)), nil
+	}), nil
+}
+
+// clampIndex maps a Python-style index (negative counts from the end) into [0, r].
+func clampIndex(i, r int64) int64 {
+	if i < 0 {
+		i += r
+	}
+	return max(0, min(i, r))
+}
+
+func buildSize(n *op.Node) (any, error) {
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Size needs an input")
+		}
+		return one(tensor.Scalar(int64(in[0].Len()))), nil
+	}), nil
+}

@@ -1,0 +1,114 @@
+package tensorops
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func init() {
+	op.Register("Squeeze", op.SpecVersions("", "Squeeze"), buildSqueeze)
+	op.Register("Unsqueeze", op.SpecVersions("", "Unsqueeze"), buildUnsqueeze)
+}
+
+// axesSource reads axes from the attribute (before version 13) or from the
+// optional second input (13 on), the change both Squeeze and Unsqueeze made.
+func axesSource(n *op.Node) (func(in []*tensor.Tensor) ([]int64, bool, error), error) {
+	if n.Version < 13 {
+		v, ok, err := n.Ints("axes")
+		if err != nil {
+			return nil, err
+		}
+		return func([]*tensor.Tensor) ([]int64, bool, error) { return v, ok, nil }, nil
+	}
+	return func(in []*tensor.Tensor) ([]int64, bool, error) {
+		if len(in) < 2 || in[1] == nil {
+			return nil, false, nil
+		}
+		v, err := ints64(in[1], "axes")
+		return v, true, err
+	}, nil
+}
+
+// buildSqueeze removes the listed size-1 dims, or every size-1 dim when no
+// axes are given. Negative axes are accepted from version 11.
+func buildSqueeze(n *op.Node) (any, error) {
+	axesOf, err := axesSource(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Squeeze needs its data input")
+		}
+		sh := in[0].Shape()
+		axes, given, err := axesOf(in)
+		if err != nil {
+			return nil, err
+		}
+		drop := make([]bool, len(sh))
+		if given && len(axes) > 0 {
+			ax, err := normAxes(axes, len(sh))
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range ax {
+				if sh[a] != 1 {
+					return nil, op.Errorf("cannot squeeze axis %d of shape %v: its size is not 1", a, sh)
+				}
+				drop[a] = true
+			}
+		} else {
+			for i, d := range sh {
+				drop[i] = d == 1
+			}
+		}
+		out := make([]int, 0, len(sh))
+		for i, d := range sh {
+			if !drop[i] {
+				out = append(out, d)
+			}
+		}
+		return one(in[0].Reshaped(out)), nil
+	}), nil
+}
+
+// buildUnsqueeze inserts size-1 dims at the listed positions of the output.
+func buildUnsqueeze(n *op.Node) (any, error) {
+	axesOf, err := axesSource(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 1 || in[0] == nil {
+			return nil, op.Errorf("Unsqueeze needs its data input")
+		}
+		sh := in[0].Shape()
+		axes, given, err := axesOf(in)
+		if err != nil {
+			return nil, err
+		}
+		if !given {
+			return nil, op.Errorf("Unsqueeze needs axes")
+		}
+		r := len(sh) + len(axes)
+		ax, err := normAxes(axes, r)
+		if err != nil {
+			return nil, err
+		}
+		ins := make([]bool, r)
+		for _, a := range ax {
+			ins[a] = true
+		}
+		out := make([]int, r)
+		j := 0
+		for i := range out {
+			if ins[i] {
+				out[i] = 1
+			} else {
+				out[i] = sh[j]
+				j++
+			}
+		}
+		return one(in[0].Reshaped(out)), nil
+	}), nil
+}

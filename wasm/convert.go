@@ -1,0 +1,466 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"sort"
+	"syscall/js"
+	"unsafe"
+
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+	"github.com/gort-dev/gort/wasm/jsval"
+)
+
+// The wire format shared with js/src (and postMessage'd as is in proxy mode):
+//
+//	{kind: "tensor", type: "float32", dims: [2, 3], bytes: Uint8Array}   numeric and bool tensors
+//	{kind: "tensor", type: "string", dims: [2], strings: ["a", "b"]}     string tensors
+//	{kind: "sequence", type: "float32", items: [tensor, ...]}
+//	{kind: "optional", value: tensor | sequence | null}
+//	{kind: "none"}                                                       an empty optional (feeds only)
+//
+// bytes is the little-endian element storage in the layout of the JS typed
+// array for the type (float16/bfloat16 as uint16 bits, bool as one 0/1 byte,
+// int4/uint4/int2/uint2 one element per byte, float8 and float4 as raw codes,
+// complex as interleaved float pairs). It crosses the boundary with one
+// js.CopyBytesToGo / CopyBytesToJS over an unsafe byte view of the Go storage.
+
+type sessionInfo struct {
+	ID          int      `js:"id"`
+	Inputs      []ioInfo `js:"inputs"`
+	Overridable []ioInfo `js:"overridable"`
+	Outputs     []ioInfo `js:"outputs"`
+	Unsupported []string `js:"unsupported"`
+	// GraphInputs lists every graph input in model order (initializer-backed
+	// ones included): test data files are numbered in this order.
+	GraphInputs []string `js:"graphInputs"`
+}
+
+// ioInfo is the metadata of one input or output. Shape entries are numbers
+// (fixed dims), strings (symbolic dims) or -1 (unknown); Shape is nil when the
+// rank is unknown.
+type ioInfo struct {
+	Name  string `js:"name"`
+	Kind  string `js:"kind"`
+	Type  string `js:"type"`
+	Shape []any  `js:"shape"`
+	Rank  bool   `js:"hasShape"`
+}
+
+func ioInfos(in []runtime.IOInfo) []ioInfo {
+	out := make([]ioInfo, 0, len(in))
+	for _, i := range in {
+		t := i.Type
+		info := ioInfo{Name: i.Name, Kind: kindName(t.Kind), Type: elemName(t.Elem)}
+		if t.Kind == graph.KindSequence || t.Kind == graph.KindOptional {
+			if t.Inner != nil && t.Inner.Kind == graph.KindSequence {
+				info.Kind += "-sequence"
+			}
+		}
+		if t.Shape != nil {
+			info.Rank = true
+			info.Shape = make([]any, len(t.Shape))
+			for j, d := range t.Shape {
+				switch {
+				case d.Param != "":
+					info.Shape[j] = d.Param
+				case d.Value >= 0:
+					info.Shape[j] = d.Value
+				default:
+					info.Shape[j] = -1
+				}
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+func kindName(k graph.Kind) string {
+	switch k {
+	case graph.KindTensor:
+		return "tensor"
+	case graph.KindSequence:
+		return "sequence"
+	case graph.KindOptional:
+		return "optional"
+	case graph.KindMap:
+		return "map"
+	case graph.KindSparseTensor:
+		return "sparse_tensor"
+	}
+	return "unknown"
+}
+
+func elemName(d tensor.DType) string {
+	if d == tensor.Undefined {
+		return ""
+	}
+	return d.String()
+}
+
+// wireElemBytes is the size of one element in the wire format (0: not
+// representable as bytes).
+func wireElemBytes(dt tensor.DType) int {
+	switch dt {
+	case tensor.Double, tensor.Int64, tensor.Uint64, tensor.Complex64:
+		return 8
+	case tensor.Complex128:
+		return 16
+	case tensor.Float, tensor.Int32, tensor.Uint32:
+		return 4
+	case tensor.Float16, tensor.BFloat16, tensor.Int16, tensor.Uint16:
+		return 2
+	case tensor.String, tensor.Undefined:
+		return 0
+	}
+	return 1
+}
+
+// byteView returns the storage of a slice as bytes, without copying.
+func byteView[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// storageBytes returns the tensor's storage as wire bytes: a view of the
+// storage itself except for float16/bfloat16, which are stored widened to
+// float32 and so are narrowed to their bits first.
+func storageBytes(t *tensor.Tensor) ([]byte, error) {
+	switch t.DType() {
+	case tensor.Float16, tensor.BFloat16:
+		f := t.F32()
+		h := make([]uint16, len(f))
+		if t.DType() == tensor.Float16 {
+			for i, x := range f {
+				h[i] = tensor.F32ToF16(x)
+			}
+		} else {
+			for i, x := range f {
+				h[i] = tensor.F32ToBF16(x)
+			}
+		}
+		return byteView(h), nil
+	}
+	switch d := t.Data().(type) {
+	case []float32:
+		return byteView(d), nil
+	case []float64:
+		return byteView(d), nil
+	case []int8:
+		return byteView(d), nil
+	case []int16:
+		return byteView(d), nil
+	case []int32:
+		return byteView(d), nil
+	case []int64:
+		return byteView(d), nil
+	case []uint8:
+		return byteView(d), nil
+	case []uint16:
+		return byteView(d), nil
+	case []uint32:
+		return byteView(d), nil
+	case []uint64:
+		return byteView(d), nil
+	case []bool:
+		return byteView(d), nil
+	case []complex64:
+		return byteView(d), nil
+	case []complex128:
+		return byteView(d), nil
+	}
+	return nil, fmt.Errorf("%s tensors cannot be converted", t.DType())
+}
+
+func valueToJS(v tensor.Value) (js.Value, error) {
+	o := js.Global().Get("Object").New()
+	switch v := v.(type) {
+	case *tensor.Tensor:
+		o.Set("kind", "tensor")
+		o.Set("type", v.DType().String())
+		dims := make([]int, len(v.Shape()))
+		copy(dims, v.Shape())
+		o.Set("dims", jsval.ToJS(dims))
+		if v.DType() == tensor.String {
+			o.Set("strings", jsval.ToJS(v.Strings()))
+			return o, nil
+		}
+		b, err := storageBytes(v)
+		if err != nil {
+			return js.Value{}, err
+		}
+		u := uint8Array.New(len(b))
+		if len(b) > 0 {
+			js.CopyBytesToJS(u, b)
+		}
+		o.Set("bytes", u)
+	case *tensor.Sequence:
+		o.Set("kind", "sequence")
+		o.Set("type", elemName(v.Elem))
+		items := js.Global().Get("Array").New(len(v.Items))
+		for i, it := range v.Items {
+			w, err := valueToJS(it)
+			if err != nil {
+				return js.Value{}, err
+			}
+			items.SetIndex(i, w)
+		}
+		o.Set("items", items)
+	case *tensor.Optional:
+		o.Set("kind", "optional")
+		if v.Value == nil {
+			o.Set("value", js.Null())
+			break
+		}
+		w, err := valueToJS(v.Value)
+		if err != nil {
+			return js.Value{}, err
+		}
+		o.Set("value", w)
+	case nil:
+		return js.Null(), nil
+	default:
+		return js.Value{}, fmt.Errorf("%T values cannot be returned to JavaScript", v)
+	}
+	return o, nil
+}
+
+// feedsFromJS converts {name: wire value} against the session's declared
+// inputs. Names, dtypes and dims are validated by the Go session; here only
+// what the conversion itself needs (well-formed wire values, byte length =
+// product of dims × element size).
+func feedsFromJS(s *runtime.Session, f js.Value) (map[string]tensor.Value, error) {
+	if f.Type() != js.TypeObject || jsval.IsArray(f) {
+		return nil, errs.New(errs.InvalidFeed, "feeds must be an object mapping input names to tensors, got %s", jsval.Describe(f))
+	}
+	declared := map[string]graph.Type{}
+	for _, in := range s.Inputs() {
+		declared[in.Name] = in.Type
+	}
+	for _, in := range s.OverridableInitializers() {
+		declared[in.Name] = in.Type
+	}
+	feeds := map[string]tensor.Value{}
+	for _, name := range jsval.Keys(f) {
+		want, ok := declared[name]
+		if !ok {
+			// Let the session report it with the list of valid names.
+			feeds[name] = &tensor.Tensor{}
+			continue
+		}
+		v, err := valueFromJS(f.Get(name), want)
+		if err != nil {
+			return nil, errs.New(errs.InvalidFeed, "%v", err).WithTensor(name)
+		}
+		feeds[name] = v
+	}
+	return feeds, nil
+}
+
+func valueFromJS(w js.Value, want graph.Type) (tensor.Value, error) {
+	kind := jsval.Get(w, "kind")
+	if kind.Type() != js.TypeString {
+		return nil, fmt.Errorf("expected a gort value, got %s", jsval.Describe(w))
+	}
+	switch kind.String() {
+	case "none":
+		if want.Kind != graph.KindOptional {
+			return nil, fmt.Errorf("got null, but the input is a %s, not an optional", want)
+		}
+		return &tensor.Optional{}, nil
+	case "optional":
+		inner := jsval.Get(w, "value")
+		if jsval.IsNullish(inner) {
+			return &tensor.Optional{}, nil
+		}
+		return valueFromJS(inner, want)
+	}
+	var v tensor.Value
+	var err error
+	switch kind.String() {
+	case "tensor":
+		v, err = tensorFromJS(w)
+	case "sequence":
+		v, err = sequenceFromJS(w, want)
+	default:
+		return nil, fmt.Errorf("unknown value kind %q", kind.String())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if want.Kind == graph.KindOptional {
+		return &tensor.Optional{Value: v}, nil
+	}
+	return v, nil
+}
+
+func sequenceFromJS(w js.Value, want graph.Type) (*tensor.Sequence, error) {
+	items := jsval.Get(w, "items")
+	if !jsval.IsArray(items) {
+		return nil, fmt.Errorf("sequence items must be an array")
+	}
+	seq := &tensor.Sequence{Elem: want.Elem}
+	if t, ok := tensor.ParseDType(jsval.Get(w, "type").String()); ok && jsval.Get(w, "type").Type() == js.TypeString {
+		seq.Elem = t
+	}
+	for i := 0; i < items.Length(); i++ {
+		t, err := tensorFromJS(items.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("sequence item %d: %v", i, err)
+		}
+		if i > 0 && t.DType() != seq.Items[0].DType() {
+			return nil, fmt.Errorf("sequence item %d is %s, item 0 is %s", i, t.DType(), seq.Items[0].DType())
+		}
+		seq.Items = append(seq.Items, t)
+		seq.Elem = t.DType()
+	}
+	return seq, nil
+}
+
+func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
+	if jsval.Get(w, "kind").String() != "tensor" {
+		return nil, fmt.Errorf("expected a tensor")
+	}
+	tname := jsval.Get(w, "type")
+	if tname.Type() != js.TypeString {
+		return nil, fmt.Errorf("tensor type must be a string")
+	}
+	dt, ok := tensor.ParseDType(tname.String())
+	if !ok {
+		return nil, fmt.Errorf("unknown tensor type %q", tname.String())
+	}
+	dims64, err := jsval.Ints(jsval.Get(w, "dims"))
+	if err != nil {
+		return nil, fmt.Errorf("dims: %v", err)
+	}
+	shape := make([]int, len(dims64))
+	for i, d := range dims64 {
+		if d < 0 {
+			return nil, fmt.Errorf("dims %v: dim %d is negative", dims64, i)
+		}
+		shape[i] = int(d)
+	}
+	n, ok := tensor.Size(shape)
+	if !ok {
+		return nil, fmt.Errorf("dims %v overflow", dims64)
+	}
+	if dt == tensor.String {
+		ss, err := jsval.Strings(jsval.Get(w, "strings"))
+		if err != nil {
+			return nil, err
+		}
+		if len(ss) != n {
+			return nil, fmt.Errorf("dims %v need %d elements, data has %d", dims64, n, len(ss))
+		}
+		return tensor.FromSlice(dt, shape, ss)
+	}
+	b := jsval.Get(w, "bytes")
+	if b.Type() != js.TypeObject || !b.InstanceOf(uint8Array) {
+		return nil, fmt.Errorf("tensor bytes must be a Uint8Array")
+	}
+	eb := wireElemBytes(dt)
+	if got := b.Get("byteLength").Int(); eb == 0 || got != n*eb {
+		return nil, fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", dims64, n, n*eb, dt, got)
+	}
+	t := tensor.New(dt, shape...)
+	switch dt {
+	case tensor.Float16, tensor.BFloat16:
+		h := make([]uint16, n)
+		copyIn(byteView(h), b)
+		f := t.F32()
+		if dt == tensor.Float16 {
+			for i, x := range h {
+				f[i] = tensor.F16ToF32(x)
+			}
+		} else {
+			for i, x := range h {
+				f[i] = tensor.BF16ToF32(x)
+			}
+		}
+		return t, nil
+	case tensor.Bool:
+		// Go bools must be exactly 0 or 1: go through bytes and normalize.
+		raw := make([]byte, n)
+		copyIn(raw, b)
+		bs := t.Bools()
+		for i, x := range raw {
+			bs[i] = x != 0
+		}
+		return t, nil
+	}
+	dst, err := storageBytes(t)
+	if err != nil {
+		return nil, err
+	}
+	copyIn(dst, b)
+	if lo, hi, ok := subByteRange(dt); ok {
+		if err := checkRange(t, lo, hi); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func copyIn(dst []byte, src js.Value) {
+	if len(dst) > 0 {
+		js.CopyBytesToGo(dst, src)
+	}
+}
+
+// subByteRange gives the valid values of the unpacked sub-byte integer types.
+func subByteRange(dt tensor.DType) (lo, hi int, ok bool) {
+	switch dt {
+	case tensor.Int4:
+		return -8, 7, true
+	case tensor.Uint4, tensor.Float4E2M1:
+		return 0, 15, true
+	case tensor.Int2:
+		return -2, 1, true
+	case tensor.Uint2:
+		return 0, 3, true
+	}
+	return 0, 0, false
+}
+
+func checkRange(t *tensor.Tensor, lo, hi int) error {
+	switch d := t.Data().(type) {
+	case []int8:
+		for i, x := range d {
+			if int(x) < lo || int(x) > hi {
+				return fmt.Errorf("element %d is %d, outside the %s range [%d, %d]", i, x, t.DType(), lo, hi)
+			}
+		}
+	case []uint8:
+		for i, x := range d {
+			if int(x) < lo || int(x) > hi {
+				return fmt.Errorf("element %d is %d, outside the %s range [%d, %d]", i, x, t.DType(), lo, hi)
+			}
+		}
+	}
+	return nil
+}
+
+// opsList names every registered operator as "domain.Op-v1,v2" (default domain without prefix).
+func opsList() []string {
+	var out []string
+	for _, d := range []string{"", "ai.onnx.ml", "ai.onnx.preview.training", "com.microsoft", "gort.test"} {
+		for _, name := range op.Default.Ops(d) {
+			full := name
+			if d != "" {
+				full = d + "." + name
+			}
+			out = append(out, fmt.Sprintf("%s-%v", full, op.Default.Versions(d, name)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
