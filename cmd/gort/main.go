@@ -90,8 +90,8 @@ func run(path, dataDir string, repeat int) error {
 		return err
 	}
 	feeds := map[string]tensor.Value{}
-	g := s.Model().Graph
-	for i, in := range g.Inputs {
+	// input_<i>.pb feeds the i-th input that is not an initializer, as in the ONNX backend runner.
+	for i, in := range s.Inputs() {
 		if dataDir != "" {
 			b, err := os.ReadFile(filepath.Join(dataDir, fmt.Sprintf("input_%d.pb", i)))
 			if err != nil {
@@ -105,9 +105,6 @@ func run(path, dataDir string, repeat int) error {
 				return err
 			}
 			feeds[in.Name] = v
-			continue
-		}
-		if _, isInit := g.Initializers[in.Name]; isInit {
 			continue
 		}
 		t, err := randomTensor(in)
@@ -166,7 +163,7 @@ func run(path, dataDir string, repeat int) error {
 }
 
 // randomTensor makes a feed for a declared input: symbolic or unknown dims become 1.
-func randomTensor(in graph.ValueInfo) (*tensor.Tensor, error) {
+func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
 	if in.Type.Kind != graph.KindTensor {
 		return nil, fmt.Errorf("input %q is a %s; random feeds are only made for tensors", in.Name, in.Type.Kind)
 	}

@@ -55,10 +55,10 @@ func TestShapeOpErrors(t *testing.T) {
 	expectErr(t, call{op: "Unsqueeze", opset: 13, in: []*tensor.Tensor{x, vec(0, 0)}}, errs.Runtime, "repeated")
 	// A hostile shape must be refused by the budget, not crash.
 	expectErr(t, call{op: "ConstantOfShape", opset: 9, in: []*tensor.Tensor{vec(1_000_000_000_000)}}, errs.TooLarge, "budget")
-	expectErr(t, call{op: "ConstantOfShape", opset: 9, in: []*tensor.Tensor{vec(1 << 40, 1 << 40)}}, errs.TooLarge, "overflows")
+	expectErr(t, call{op: "ConstantOfShape", opset: 9, in: []*tensor.Tensor{vec(1<<40, 1<<40)}}, errs.TooLarge, "overflows")
 	expectErr(t, call{op: "ConstantOfShape", opset: 9, in: []*tensor.Tensor{vec(-1)}}, errs.Runtime, "negative")
-	expectErr(t, call{op: "Tile", opset: 13, in: []*tensor.Tensor{x, vec(1 << 20, 1 << 20, 1)}}, errs.TooLarge, "budget")
-	expectErr(t, call{op: "Expand", opset: 13, in: []*tensor.Tensor{x, vec(1 << 30, 1, 1, 1)}}, errs.TooLarge, "budget")
+	expectErr(t, call{op: "Tile", opset: 13, in: []*tensor.Tensor{x, vec(1<<20, 1<<20, 1)}}, errs.TooLarge, "budget")
+	expectErr(t, call{op: "Expand", opset: 13, in: []*tensor.Tensor{x, vec(1<<30, 1, 1, 1)}}, errs.TooLarge, "budget")
 	expectErr(t, call{op: "Range", opset: 11, in: []*tensor.Tensor{tensor.Scalar(int64(0)), tensor.Scalar(int64(1 << 60)), tensor.Scalar(int64(1))}}, errs.TooLarge, "budget")
 }
 

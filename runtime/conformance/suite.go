@@ -54,8 +54,10 @@ func RunCase(dir string) (reason string) {
 	}
 	g := s.Model().Graph
 	for _, set := range sets {
+		// Like the ONNX backend runner, input_<i>.pb feeds the i-th input that
+		// is not an initializer (IR-3 models also list their weights as inputs).
 		feeds := map[string]tensor.Value{}
-		for i, in := range g.Inputs {
+		for i, in := range s.Inputs() {
 			b, err := os.ReadFile(filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
 			if err != nil {
 				if os.IsNotExist(err) {

@@ -85,6 +85,85 @@ func (l *loader) uniqueCallName(name string) string {
 	return u
 }
 
+// checkInlining computes, before anything is cloned, how many nodes inlining
+// the model-local functions would create (function calls inside subgraphs
+// included), and rejects recursion and models whose expansion exceeds
+// maxInlinedNodes. Counting first keeps a hostile model from costing
+// minutes of cloning before the limit in expandFunctions is reached.
+func (l *loader) checkInlining(main *pb.GraphProto) error {
+	const visiting = -1
+	weight := map[funcKey]int{} // nodes one call produces, or visiting
+	var graphCost func(g *pb.GraphProto, stack []funcKey) (int, error)
+	var nodeCost func(n *pb.NodeProto, stack []funcKey) (int, error)
+	add := func(a, b int) int { return min(a+b, maxInlinedNodes+1) }
+	callCost := func(k funcKey, f *pb.FunctionProto, stack []funcKey) (int, error) {
+		switch w, ok := weight[k]; {
+		case ok && w == visiting:
+			return 0, errs.New(errs.BadModel, "model-local function %s calls itself (through %s)", funcName(k), callChain(append(stack, k)))
+		case ok:
+			return w, nil
+		}
+		weight[k] = visiting
+		w := 0
+		for _, bn := range f.GetNode() {
+			c, err := nodeCost(bn, append(stack, k))
+			if err != nil {
+				return 0, err
+			}
+			w = add(w, c)
+		}
+		weight[k] = w
+		return w, nil
+	}
+	nodeCost = func(n *pb.NodeProto, stack []funcKey) (int, error) {
+		cost := 0
+		k := funcKey{op.CanonicalDomain(n.GetDomain()), n.GetOpType(), n.GetOverload()}
+		if f := l.functions[k]; f != nil {
+			c, err := callCost(k, f, stack)
+			if err != nil {
+				return 0, err
+			}
+			cost = c
+		} else {
+			cost = 1
+		}
+		for _, a := range n.GetAttribute() {
+			gs := a.GetGraphs()
+			if a.GetG() != nil {
+				gs = append([]*pb.GraphProto{a.GetG()}, gs...)
+			}
+			for _, g := range gs {
+				c, err := graphCost(g, stack)
+				if err != nil {
+					return 0, err
+				}
+				cost = add(cost, c)
+			}
+		}
+		return cost, nil
+	}
+	graphCost = func(g *pb.GraphProto, stack []funcKey) (int, error) {
+		cost := 0
+		for _, n := range g.GetNode() {
+			c, err := nodeCost(n, stack)
+			if err != nil {
+				return 0, err
+			}
+			cost = add(cost, c)
+		}
+		return cost, nil
+	}
+	for k, f := range l.functions {
+		if _, err := callCost(k, f, nil); err != nil {
+			return err
+		}
+		if weight[k] > maxInlinedNodes {
+			return errs.New(errs.BadModel, "inlining model-local function %s would create more than %d nodes", funcName(k), maxInlinedNodes)
+		}
+	}
+	return nil
+}
+
 func funcName(k funcKey) string {
 	if k.domain == "" {
 		return k.name

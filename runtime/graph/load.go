@@ -93,6 +93,9 @@ func FromProto(mp *pb.ModelProto, opts Options) (*Model, error) {
 		}
 		l.functions[k] = f
 	}
+	if err := l.checkInlining(mp.GetGraph()); err != nil {
+		return nil, err
+	}
 	g, err := l.graph(mp.GetGraph(), opsets, nil, 0, true, nil)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,168 @@
+// Type definitions for gort, hand-written to mirror onnxruntime-web's API
+// (the common path: InferenceSession, Tensor, env).
+
+/** Element types, spelled as onnxruntime-web spells them (plus gort's extras). */
+export type TensorType =
+  | 'float32' | 'float64' | 'float16' | 'bfloat16'
+  | 'int8' | 'int16' | 'int32' | 'int64'
+  | 'uint8' | 'uint16' | 'uint32' | 'uint64'
+  | 'bool' | 'string'
+  | 'int4' | 'uint4' | 'int2' | 'uint2'
+  | 'float8e4m3fn' | 'float8e4m3fnuz' | 'float8e5m2' | 'float8e5m2fnuz' | 'float8e8m0' | 'float4e2m1'
+  | 'complex64' | 'complex128';
+
+/** The JS array type holding a tensor's data. */
+export interface TensorDataTypeMap {
+  float32: Float32Array; float64: Float64Array;
+  /** IEEE half bit patterns (or a Float16Array where the platform has one, as input). */
+  float16: Uint16Array; bfloat16: Uint16Array;
+  int8: Int8Array; int16: Int16Array; int32: Int32Array; int64: BigInt64Array;
+  uint8: Uint8Array; uint16: Uint16Array; uint32: Uint32Array; uint64: BigUint64Array;
+  /** One byte per element, 0 or 1. */
+  bool: Uint8Array;
+  string: string[];
+  /** Unpacked: one element per byte. */
+  int4: Int8Array; uint4: Uint8Array; int2: Int8Array; uint2: Uint8Array;
+  /** Raw 8-bit (or 4-bit) float codes, one per byte. */
+  float8e4m3fn: Uint8Array; float8e4m3fnuz: Uint8Array; float8e5m2: Uint8Array;
+  float8e5m2fnuz: Uint8Array; float8e8m0: Uint8Array; float4e2m1: Uint8Array;
+  /** Interleaved (re, im) pairs: 2 × size values. */
+  complex64: Float32Array; complex128: Float64Array;
+}
+
+export type TensorData = TensorDataTypeMap[TensorType];
+
+export declare class Tensor<T extends TensorType = TensorType> {
+  /** new Tensor(type, data, dims?) — dims default to [data.length]. Data is not copied. */
+  constructor(type: T, data: TensorDataTypeMap[T] | readonly number[] | readonly bigint[] | readonly boolean[] | readonly string[], dims?: readonly number[]);
+  /** new Tensor(typedArray, dims?) — the type follows from the array. */
+  constructor(data: Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array |
+    Uint8Array | Uint16Array | Uint32Array | BigUint64Array | string[], dims?: readonly number[]);
+  readonly type: T;
+  readonly dims: readonly number[];
+  /** Number of elements (product of dims). */
+  readonly size: number;
+  data: TensorDataTypeMap[T];
+  readonly location: 'cpu';
+  readonly cpuData: TensorDataTypeMap[T];
+  getData(): Promise<TensorDataTypeMap[T]>;
+  reshape(dims: readonly number[]): Tensor<T>;
+  dispose(): void;
+}
+
+/** A value a model takes or returns: a tensor, an ONNX sequence (array), or an empty ONNX optional (null). */
+export type OnnxValue = Tensor | Tensor[] | null;
+
+export interface ValueMetadata {
+  name: string;
+  /** True for tensor values; false for sequences, optionals, maps. */
+  isTensor: boolean;
+  kind: 'tensor' | 'sequence' | 'optional' | 'optional-sequence' | 'map' | 'sparse_tensor' | 'unknown';
+  /** Element type (of the tensor, or of the tensors in a sequence/optional), when declared. */
+  type?: TensorType;
+  /** Declared dims: numbers (fixed), strings (symbolic names) or -1 (unknown); absent when the rank is unknown. */
+  shape?: ReadonlyArray<number | string>;
+  /** Set on graph inputs backed by an initializer (IR < 4 models): feeding them overrides the weight. Not in inputNames. */
+  overridableInitializer?: boolean;
+}
+
+/** The stable error codes carried as `error.code`. */
+export type ErrorCodeValue =
+  | 'GORT_BAD_MODEL' | 'GORT_UNSUPPORTED_OP' | 'GORT_INVALID_FEED' | 'GORT_INVALID_ARGUMENT'
+  | 'GORT_TOO_LARGE' | 'GORT_EXTERNAL_DATA' | 'GORT_RUNTIME' | 'GORT_ABORTED' | 'GORT_INTERNAL';
+
+export declare const ErrorCode: {
+  readonly BAD_MODEL: 'GORT_BAD_MODEL';
+  readonly UNSUPPORTED_OP: 'GORT_UNSUPPORTED_OP';
+  readonly INVALID_FEED: 'GORT_INVALID_FEED';
+  readonly INVALID_ARGUMENT: 'GORT_INVALID_ARGUMENT';
+  readonly TOO_LARGE: 'GORT_TOO_LARGE';
+  readonly EXTERNAL_DATA: 'GORT_EXTERNAL_DATA';
+  readonly RUNTIME: 'GORT_RUNTIME';
+  readonly ABORTED: 'GORT_ABORTED';
+  readonly INTERNAL: 'GORT_INTERNAL';
+};
+
+/** Every error gort rejects with is an Error with these extra fields. */
+export interface GortError extends Error {
+  code: ErrorCodeValue;
+  /** The node the error is about, when there is one. */
+  node?: string;
+  /** The input, output or value the error is about, when there is one. */
+  tensor?: string;
+}
+
+export declare namespace InferenceSession {
+  type ExecutionProvider = 'wasm' | 'cpu' | { name: 'wasm' | 'cpu' };
+
+  interface SessionOptions {
+    /** Preference order; gort provides 'wasm' (alias 'cpu'). Unknown names are an error listing the valid ones. */
+    executionProviders?: readonly ExecutionProvider[];
+    /** Fixes symbolic dims by name, e.g. {batch_size: 1}. */
+    freeDimensionOverrides?: Readonly<Record<string, number>>;
+    /** Data of tensors stored outside the model: path as named in the model, data as bytes or a URL/path to read. */
+    externalData?: ReadonlyArray<{ path: string; data: Uint8Array | ArrayBuffer | string }>;
+    /** 0 verbose, 1 info, 2 warning (default), 3 error, 4 fatal. */
+    logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+    /** Download progress when the model is given as a URL. */
+    onProgress?: (loaded: number, total: number) => void;
+    /** Accepted and ignored (onnxruntime-web compatibility). */
+    graphOptimizationLevel?: string;
+    [key: string]: unknown;
+  }
+
+  interface RunOptions {
+    /** Aborting rejects the run with code GORT_ABORTED (typically within a few ms, at most ~100 ms after the current node). */
+    signal?: AbortSignal;
+    [key: string]: unknown;
+  }
+
+  type FeedsType = Record<string, OnnxValue>;
+  type FetchesType = readonly string[] | Record<string, unknown>;
+  type ReturnType = Record<string, OnnxValue>;
+}
+
+export declare class InferenceSession {
+  private constructor();
+  /** Loads a model from bytes, a URL (fetched) or a file path (Node). */
+  static create(source: Uint8Array | ArrayBuffer | string | URL, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+  static create(buffer: ArrayBuffer, byteOffset: number, byteLength?: number, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  /** Metadata of inputNames (same order), followed by the overridable initializers. */
+  readonly inputMetadata: readonly ValueMetadata[];
+  readonly outputMetadata: readonly ValueMetadata[];
+  run(feeds: InferenceSession.FeedsType, options?: InferenceSession.RunOptions): Promise<InferenceSession.ReturnType>;
+  run(feeds: InferenceSession.FeedsType, fetches: InferenceSession.FetchesType, options?: InferenceSession.RunOptions): Promise<InferenceSession.ReturnType>;
+  /** Frees the session's memory in the runtime; later runs reject. */
+  release(): Promise<void>;
+}
+
+export interface Env {
+  /** Where to fetch gort.wasm: a directory prefix ending in '/', or the file's URL. Default: next to the script. */
+  wasmPaths?: string | URL | { wasm?: string };
+  /** The bytes of gort.wasm, skipping the fetch. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  logLevel: 'verbose' | 'info' | 'warning' | 'error' | 'fatal';
+  wasm: {
+    /** Run sessions in a module Worker located next to the script (browsers; ignored in Node). */
+    proxy: boolean;
+    numThreads: number;
+    simd: boolean;
+    wasmPaths?: string | URL | { wasm?: string };
+    wasmBinary?: ArrayBuffer | Uint8Array;
+    /** How often (ms) a run gives the event loop a turn (abort latency vs. overhead). Default 10. */
+    yieldIntervalMs: number;
+  };
+  readonly versions: { gort: string };
+}
+
+export declare const env: Env;
+
+declare const gort: {
+  InferenceSession: typeof InferenceSession;
+  Tensor: typeof Tensor;
+  env: Env;
+  ErrorCode: typeof ErrorCode;
+};
+export default gort;
