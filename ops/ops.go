@@ -6,5 +6,6 @@ import (
 	_ "github.com/gort-dev/gort/ops/nn"
 	_ "github.com/gort-dev/gort/ops/resample"
 	_ "github.com/gort-dev/gort/ops/rnn"
+	_ "github.com/gort-dev/gort/ops/signal"
 	_ "github.com/gort-dev/gort/ops/tensorops"
 )

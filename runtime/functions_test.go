@@ -135,3 +135,32 @@ func TestFunctionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFunctionCallsAddUp: each function is within the inlining limit, but
+// the model calls it often enough to exceed it.
+func TestFunctionCallsAddUp(t *testing.T) {
+	m := tm.New(13)
+	m.Opset(fnDomain, 1)
+	const levels = 19 // F0 inlines to 2^19 nodes
+	for i := 0; i < levels; i++ {
+		next := fmt.Sprintf("F%d", i+1)
+		m.Function(fnDomain, fmt.Sprintf("F%d", i), []string{"x"}, []string{"y"},
+			tm.Named(tm.NodeProto(next, []string{"x"}, []string{"a"}), "", fnDomain),
+			tm.Named(tm.NodeProto(next, []string{"a"}, []string{"y"}), "", fnDomain))
+	}
+	m.Function(fnDomain, fmt.Sprintf("F%d", levels), []string{"x"}, []string{"y"}, tm.NodeProto("Identity", []string{"x"}, []string{"y"}))
+	m.Input("x", tensor.Float, 2)
+	prev := "x"
+	for i := 0; i < 3; i++ {
+		out := fmt.Sprintf("y%d", i)
+		tm.Named(m.Node("F0", []string{prev}, []string{out}), "", fnDomain)
+		prev = out
+	}
+	m.Output(prev, tensor.Float, 2)
+	start := time.Now()
+	_, err := Load(m.Bytes(), &Options{Registry: tm.Registry(nil)})
+	wantErr(t, err, errs.BadModel, "", "", "more than")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("refusing took %v", d)
+	}
+}

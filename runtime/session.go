@@ -168,7 +168,29 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		}
 		seen[o] = true
 	}
-	return exec.Run(ctx, s.model.Graph, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace})
+	res, err = exec.Run(ctx, s.model.Graph, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace})
+	if err != nil {
+		return nil, err
+	}
+	// An output may be an initializer itself (a pass-through output, or one
+	// reached through Identity). The caller owns what Run returns and may
+	// modify it, so such outputs are copied: the session's weights must stay
+	// intact for later and concurrent runs.
+	for name, v := range res {
+		if t, ok := v.(*tensor.Tensor); ok && s.isInitializer(t) {
+			res[name] = t.Clone()
+		}
+	}
+	return res, nil
+}
+
+func (s *Session) isInitializer(t *tensor.Tensor) bool {
+	for _, w := range s.model.Graph.Initializers {
+		if w == t {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) outputNames() []string {

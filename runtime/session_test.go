@@ -315,6 +315,12 @@ func TestPassThroughOutputs(t *testing.T) {
 	if out["x"].(*tensor.Tensor).F32()[0] != 3 || out["k"].(*tensor.Tensor).F32()[0] != 5 {
 		t.Errorf("outputs %v", out)
 	}
+	// The caller may modify what Run returns without changing the weight.
+	out["k"].(*tensor.Tensor).F32()[0] = -1
+	out, _ = s.Run(context.Background(), map[string]tensor.Value{"x": f32([]int{1}, 3)})
+	if got := out["k"].(*tensor.Tensor).F32()[0]; got != 5 {
+		t.Errorf("initializer changed to %g by modifying an output", got)
+	}
 }
 
 func TestRunCancelled(t *testing.T) {

@@ -131,7 +131,10 @@ func softplus(x float64) float64 {
 func buildRelu(n *op.Node) (any, error) {
 	ints := n.Version >= 14
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		dt := x.DType()
 		out := ctx.New(dt, x.Shape()...)
 		switch d := x.Data().(type) {
@@ -171,7 +174,10 @@ func buildLeakyRelu(n *op.Node) (any, error) {
 		return nil, err
 	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		dt := x.DType()
 		out := ctx.New(dt, x.Shape()...)
 		switch {

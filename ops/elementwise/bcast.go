@@ -203,3 +203,12 @@ func isFloatish(dt tensor.DType) bool { return dt.IsFloat() || dt == tensor.Doub
 func badType(name string, dt tensor.DType) error {
 	return op.Errorf("%s does not support dtype %s", name, dt)
 }
+
+// input0 returns the first input, failing cleanly on a malformed node
+// instead of panicking on the slice index.
+func input0(in []*tensor.Tensor) (*tensor.Tensor, error) {
+	if len(in) < 1 || in[0] == nil {
+		return nil, op.Errorf("missing required input")
+	}
+	return in[0], nil
+}

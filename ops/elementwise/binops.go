@@ -426,7 +426,10 @@ func buildLogic(name string) op.Builder {
 
 func buildNot(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		if x.DType() != tensor.Bool {
 			return nil, badType("Not", x.DType())
 		}
@@ -490,7 +493,10 @@ func bitFn[T integer](name string) func(x, y T) T {
 
 func buildBitwiseNot(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		if !isInt(x.DType()) {
 			return nil, badType("BitwiseNot", x.DType())
 		}

@@ -73,7 +73,11 @@ func buildCast(n *op.Node) (any, error) {
 		return nil, err
 	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		out, err := castTensor(ctx, in[0], to, opts)
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
+		out, err := castTensor(ctx, x, to, opts)
 		return []*tensor.Tensor{out}, err
 	}), nil
 }
@@ -105,6 +109,17 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 		return x, nil
 	}
 	out := ctx.New(to, x.Shape()...)
+	if to == tensor.String && (from == tensor.Float16 || from == tensor.BFloat16) {
+		f := fmtF16
+		if from == tensor.BFloat16 {
+			f = fmtBF16
+		}
+		od := out.Strings()
+		for i, v := range x.F32() {
+			od[i] = pyFloatIn(float64(v), f)
+		}
+		return out, nil
+	}
 	switch d := x.Data().(type) {
 	case []float32:
 		castFrom(d, true, out, o)
@@ -369,7 +384,27 @@ func pyFloat(v float64, bits int) string {
 	case math.IsInf(v, -1):
 		return "-inf"
 	}
-	s := strconv.FormatFloat(v, 'e', -1, bits)
+	return pyLayout(strconv.FormatFloat(v, 'e', -1, bits))
+}
+
+// pyFloatIn is pyFloat for a value of a small format: the fewest digits that
+// round back to the same value in that format, as numpy prints float16.
+func pyFloatIn(v float64, f miniFloat) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return pyFloat(v, 64)
+	}
+	want := f.encode(v, false, false)
+	for prec := 0; prec < 17; prec++ {
+		s := strconv.FormatFloat(v, 'e', prec, 64)
+		if p, err := strconv.ParseFloat(s, 64); err == nil && f.encode(p, false, false) == want {
+			return pyLayout(s)
+		}
+	}
+	return pyFloat(v, 64)
+}
+
+// pyLayout turns strconv's "d.ddde±XX" into Python's layout.
+func pyLayout(s string) string {
 	mant, expStr, _ := strings.Cut(s, "e")
 	exp, _ := strconv.Atoi(expStr)
 	sign := ""

@@ -113,3 +113,10 @@ func TestCastSmallFormats(t *testing.T) {
 	i4 := tensor.Must(tensor.FromSlice(tensor.Int4, []int{2}, []int8{-8, 7}))
 	checkTensor(t, "int4→f32", castTo(t, 25, i4, tensor.Float, nil), tensor.Float, []int{2}, []float64{-8, 7})
 }
+
+func TestCastFloat16String(t *testing.T) {
+	// 0.1 in float16 is 0.0999755859375; numpy prints the shortest digits
+	// that identify it among float16 values.
+	h := f32([]int{3}, 0.0999755859375, 1, 65504).WithDType(tensor.Float16)
+	checkTensor(t, "f16→string", castTo(t, 25, h, tensor.String, nil), tensor.String, []int{3}, []string{"0.1", "1.0", "65500.0"})
+}

@@ -21,7 +21,10 @@ func buildClip(n *op.Node) (any, error) {
 			return nil, a.Err
 		}
 		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-			x := in[0]
+			x, err := input0(in)
+			if err != nil {
+				return nil, err
+			}
 			out := ctx.New(x.DType(), x.Shape()...)
 			switch {
 			case x.DType().IsFloat():
@@ -36,7 +39,10 @@ func buildClip(n *op.Node) (any, error) {
 	}
 	ints := n.Version >= 12
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		dt := x.DType()
 		if !isFloatish(dt) && !(ints && isInt(dt)) {
 			return nil, badType("Clip", dt)

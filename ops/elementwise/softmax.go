@@ -37,7 +37,10 @@ func init() {
 			}
 			coerce := n.Version < 13
 			return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-				x := in[0]
+				x, err := input0(in)
+				if err != nil {
+					return nil, err
+				}
 				dt := x.DType()
 				if !isFloatish(dt) {
 					return nil, badType(name, dt)

@@ -206,7 +206,10 @@ func floatValues(x *tensor.Tensor) ([]float64, bool) {
 
 func buildIsNaN(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		out := ctx.New(tensor.Bool, x.Shape()...)
 		od := out.Bools()
 		if x.DType().IsFloat() {
@@ -233,7 +236,10 @@ func buildIsInf(n *op.Node) (any, error) {
 		return nil, a.Err
 	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		x := in[0]
+		x, err := input0(in)
+		if err != nil {
+			return nil, err
+		}
 		v, ok := floatValues(x)
 		if !ok {
 			return nil, badType("IsInf", x.DType())

@@ -51,15 +51,8 @@ func variadic(name string, k arithOp, mean bool) op.Builder {
 			if mean {
 				switch d := out.Data().(type) {
 				case []float32:
-					s := 1 / float32(len(in))
-					if len(in)&(len(in)-1) != 0 {
-						for i := range d {
-							d[i] /= float32(len(in))
-						}
-					} else {
-						for i := range d {
-							d[i] *= s
-						}
+					for i := range d {
+						d[i] /= float32(len(in))
 					}
 				case []float64:
 					for i := range d {

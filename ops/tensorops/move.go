@@ -24,6 +24,10 @@ type mover interface {
 	// strides[k] along output dim k, possibly 0 or negative) into the
 	// contiguous dst of the given shape.
 	strided(dst, src any, shape []int, base int, strides []int)
+	// tiled is strided for a permutation whose input-contiguous dim j is
+	// not the last output dim: it copies in square tiles of dims j and
+	// last so that both reads and writes stay within a few cache lines.
+	tiled(dst, src any, shape []int, strides []int, j int)
 }
 
 type moverT[T any] struct{}
@@ -59,6 +63,60 @@ func (moverT[T]) fill(dst, src any, j int) {
 
 func (moverT[T]) strided(dst, src any, shape []int, base int, strides []int) {
 	stridedCopy(dst.([]T), src.([]T), shape, base, strides)
+}
+
+func (moverT[T]) tiled(dst, src any, shape []int, strides []int, j int) {
+	tiledCopy(dst.([]T), src.([]T), shape, strides, j)
+}
+
+// tile is the edge of the square blocks tiledCopy moves.
+const tile = 32
+
+func tiledCopy[T any](d, s []T, shape, inSt []int, j int) {
+	r := len(shape)
+	last := r - 1
+	outSt := strides(shape)
+	var odims []int // every dim but j and last, walked by an odometer
+	for k := 0; k < last; k++ {
+		if k != j {
+			odims = append(odims, k)
+		}
+	}
+	nj, nl, sl, oj := shape[j], shape[last], inSt[last], outSt[j]
+	idx := make([]int, len(odims))
+	oOff, iOff := 0, 0
+	for {
+		for jb := 0; jb < nj; jb += tile {
+			je := min(jb+tile, nj)
+			for lb := 0; lb < nl; lb += tile {
+				le := min(lb+tile, nl)
+				for a := jb; a < je; a++ {
+					row := d[oOff+a*oj+lb : oOff+a*oj+le]
+					p := iOff + a + lb*sl
+					for c := range row {
+						row[c] = s[p]
+						p += sl
+					}
+				}
+			}
+		}
+		k := len(odims) - 1
+		for ; k >= 0; k-- {
+			dim := odims[k]
+			idx[k]++
+			oOff += outSt[dim]
+			iOff += inSt[dim]
+			if idx[k] < shape[dim] {
+				break
+			}
+			oOff -= outSt[dim] * shape[dim]
+			iOff -= inSt[dim] * shape[dim]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
 }
 
 // stridedCopy walks the output in row-major order with an odometer over the
@@ -224,7 +282,8 @@ func normAxis(a int64, rank int) (int, error) {
 	return v, nil
 }
 
-// toInts converts int64 dims to ints, rejecting values that do not fit.
+// toInts converts int64 values to ints (64-bit on every gort target,
+// wasm included); callers validate ranges.
 func toInts(v []int64) []int {
 	out := make([]int, len(v))
 	for i, x := range v {

@@ -119,31 +119,32 @@ func TestMovementOps(t *testing.T) {
 }
 
 // TestTransposeNCHW checks 4-D layouts (N, C > 1, H != W) against a
-// reference computed by explicit loops.
+// reference computed by explicit loops; the larger shape takes the tiled path.
 func TestTransposeNCHW(t *testing.T) {
-	const N, C, H, W = 2, 3, 2, 5
-	x := iota32(N, C, H, W)
-	xs := x.F32()
-	for _, perm := range [][]int64{{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3}, {0, 1, 3, 2}} {
-		dims := []int{N, C, H, W}
-		outShape := []int{dims[perm[0]], dims[perm[1]], dims[perm[2]], dims[perm[3]]}
-		want := make([]float32, 0, len(xs))
-		var idx [4]int
-		for a := 0; a < outShape[0]; a++ {
-			for b := 0; b < outShape[1]; b++ {
-				for c := 0; c < outShape[2]; c++ {
-					for d := 0; d < outShape[3]; d++ {
-						o := [4]int{a, b, c, d}
-						for k := range perm {
-							idx[perm[k]] = o[k]
+	for _, dims := range [][4]int{{2, 3, 2, 5}, {2, 37, 3, 40}} {
+		N, C, H, W := dims[0], dims[1], dims[2], dims[3]
+		x := iota32(N, C, H, W)
+		xs := x.F32()
+		for _, perm := range [][]int64{{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3}, {0, 1, 3, 2}, {2, 3, 0, 1}} {
+			outShape := []int{dims[perm[0]], dims[perm[1]], dims[perm[2]], dims[perm[3]]}
+			want := make([]float32, 0, len(xs))
+			var idx [4]int
+			for a := 0; a < outShape[0]; a++ {
+				for b := 0; b < outShape[1]; b++ {
+					for c := 0; c < outShape[2]; c++ {
+						for d := 0; d < outShape[3]; d++ {
+							o := [4]int{a, b, c, d}
+							for k := range perm {
+								idx[perm[k]] = o[k]
+							}
+							want = append(want, xs[((idx[0]*C+idx[1])*H+idx[2])*W+idx[3]])
 						}
-						want = append(want, xs[((idx[0]*C+idx[1])*H+idx[2])*W+idx[3]])
 					}
 				}
 			}
+			got := mustRun(t, call{op: "Transpose", opset: 13, attrs: A{"perm": perm}, in: []*tensor.Tensor{x}})[0]
+			expect(t, "transpose", got, tensor.Of(outShape, want))
 		}
-		got := mustRun(t, call{op: "Transpose", opset: 13, attrs: A{"perm": perm}, in: []*tensor.Tensor{x}})[0]
-		expect(t, "transpose", got, tensor.Of(outShape, want))
 	}
 }
 

@@ -76,6 +76,15 @@ func transpose(ctx *op.Context, x *tensor.Tensor, p []int) *tensor.Tensor {
 		mStride = append(mStride, st[a])
 	}
 	out := ctx.New(x.DType(), outShape...)
-	moverFor(x.Data()).strided(out.Data(), x.Data(), mShape, 0, mStride)
+	mv := moverFor(x.Data())
+	if last := len(mShape) - 1; last > 0 && mStride[last] != 1 && mShape[last] >= 4 {
+		for j, st := range mStride {
+			if st == 1 && mShape[j] >= 4 && out.Len() > 0 {
+				mv.tiled(out.Data(), x.Data(), mShape, mStride, j)
+				return out
+			}
+		}
+	}
+	mv.strided(out.Data(), x.Data(), mShape, 0, mStride)
 	return out
 }

@@ -161,6 +161,26 @@ func (l *loader) checkInlining(main *pb.GraphProto) error {
 			return errs.New(errs.BadModel, "inlining model-local function %s would create more than %d nodes", funcName(k), maxInlinedNodes)
 		}
 	}
+	// Then the calls the model makes, each costing its function's weight.
+	var calls func(g *pb.GraphProto) int
+	calls = func(g *pb.GraphProto) int {
+		total := 0
+		for _, n := range g.GetNode() {
+			total = add(total, weight[funcKey{op.CanonicalDomain(n.GetDomain()), n.GetOpType(), n.GetOverload()}])
+			for _, a := range n.GetAttribute() {
+				if a.GetG() != nil {
+					total = add(total, calls(a.GetG()))
+				}
+				for _, sg := range a.GetGraphs() {
+					total = add(total, calls(sg))
+				}
+			}
+		}
+		return total
+	}
+	if len(l.functions) > 0 && calls(main) > maxInlinedNodes {
+		return errs.New(errs.BadModel, "inlining the model-local functions would create more than %d nodes", maxInlinedNodes)
+	}
 	return nil
 }
 
@@ -235,34 +255,45 @@ func (l *loader) instantiate(f *pb.FunctionProto, call *pb.NodeProto, callName s
 		if c.Name != "" {
 			c.Name = callName + "/" + c.Name
 		}
-		var kept []*pb.AttributeProto
-		for _, a := range c.Attribute {
-			if ref := a.GetRefAttrName(); ref != "" {
-				v, ok := attrs[ref]
-				if !ok {
-					continue // not given and no default: the attribute is absent
-				}
-				formalName := a.GetName()
-				a = proto.Clone(v).(*pb.AttributeProto)
-				a.Name = formalName
-			}
-			if a.G != nil {
-				renameOuter(a.G, name)
-			}
-			for _, g := range a.Graphs {
-				renameOuter(g, name)
-			}
-			kept = append(kept, a)
-		}
-		c.Attribute = kept
+		c.Attribute = substituteAttrs(c.Attribute, attrs, name)
 		body = append(body, c)
 	}
 	return body, fopsets, nil
 }
 
+// substituteAttrs resolves the ref_attr_name attributes of a function body
+// node (dropping those the call does not give and that have no default) and
+// rewrites the names its subgraphs take from the function's scope. A graph
+// that arrives through a reference is the caller's and already uses the
+// caller's names, so it is left alone.
+func substituteAttrs(in []*pb.AttributeProto, attrs map[string]*pb.AttributeProto, name func(string) string) []*pb.AttributeProto {
+	var kept []*pb.AttributeProto
+	for _, a := range in {
+		if ref := a.GetRefAttrName(); ref != "" {
+			v, ok := attrs[ref]
+			if !ok {
+				continue // not given and no default: the attribute is absent
+			}
+			formalName := a.GetName()
+			a = proto.Clone(v).(*pb.AttributeProto)
+			a.Name = formalName
+			kept = append(kept, a)
+			continue
+		}
+		if a.G != nil {
+			renameOuter(a.G, name, attrs)
+		}
+		for _, g := range a.Graphs {
+			renameOuter(g, name, attrs)
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
 // renameOuter renames, inside a subgraph of a function body, the references
 // to the function's values (names the subgraph does not define itself).
-func renameOuter(g *pb.GraphProto, name func(string) string) {
+func renameOuter(g *pb.GraphProto, name func(string) string, attrs map[string]*pb.AttributeProto) {
 	local := map[string]bool{}
 	for _, in := range g.GetInput() {
 		local[in.GetName()] = true
@@ -281,14 +312,7 @@ func renameOuter(g *pb.GraphProto, name func(string) string) {
 				n.Input[i] = name(v)
 			}
 		}
-		for _, a := range n.Attribute {
-			if a.G != nil {
-				renameOuter(a.G, name)
-			}
-			for _, sg := range a.Graphs {
-				renameOuter(sg, name)
-			}
-		}
+		n.Attribute = substituteAttrs(n.Attribute, attrs, name)
 	}
 	for _, o := range g.GetOutput() {
 		if !local[o.GetName()] {

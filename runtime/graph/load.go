@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"container/heap"
 	"fmt"
 	"sort"
 	"strconv"
@@ -129,9 +130,27 @@ type loader struct {
 	callNames map[string]bool // prefixes given to inlined calls
 }
 
+// scopeNames is the chain of names defined by enclosing graphs. Subgraphs
+// look names up through it instead of copying their parents' names, which
+// would cost time quadratic in the model's size for a model with many
+// subgraph-carrying nodes.
+type scopeNames struct {
+	defined map[string]string
+	parent  *scopeNames
+}
+
+func (s *scopeNames) has(name string) bool {
+	for c := s; c != nil; c = c.parent {
+		if c.defined[name] != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // graph builds a Graph from its proto. outer holds the names visible from
 // enclosing scopes (nil for the main graph).
-func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[string]bool, depth int, main bool, calls []funcKey) (*Graph, error) {
+func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer *scopeNames, depth int, main bool, calls []funcKey) (*Graph, error) {
 	if depth > maxSubgraphDepth {
 		return nil, errs.New(errs.BadModel, "subgraphs nested deeper than %d levels", maxSubgraphDepth)
 	}
@@ -213,7 +232,7 @@ func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer map[strin
 			}
 		}
 	}
-	visible := func(name string) bool { return defined[name] != "" || outer[name] }
+	visible := func(name string) bool { return defined[name] != "" || outer.has(name) }
 	var built []*Node
 	for i, np := range nodes {
 		n, err := l.node(np, i, visible, outer, defined, depth)
@@ -329,7 +348,7 @@ func resolveExternal(tp *pb.TensorProto, files map[string][]byte) (*pb.TensorPro
 	return c, nil
 }
 
-func (l *loader) node(np expanded, index int, visible func(string) bool, outer map[string]bool, defined map[string]string, depth int) (*Node, error) {
+func (l *loader) node(np expanded, index int, visible func(string) bool, outer *scopeNames, defined map[string]string, depth int) (*Node, error) {
 	p, opsets := np.proto, np.opsets
 	name := p.GetName()
 	if name == "" {
@@ -357,7 +376,7 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer m
 		}
 	}
 	// Names visible to subgraphs: everything visible here.
-	var inner map[string]bool
+	inner := &scopeNames{defined: defined, parent: outer}
 	for _, a := range p.GetAttribute() {
 		if a.GetName() == "" {
 			return nil, errs.New(errs.BadModel, "attribute without a name").WithNode(name)
@@ -378,15 +397,6 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer m
 			gps = a.GetGraphs()
 		}
 		for _, gp := range gps {
-			if inner == nil {
-				inner = map[string]bool{}
-				for k := range outer {
-					inner[k] = true
-				}
-				for k := range defined {
-					inner[k] = true
-				}
-			}
 			sub, err := l.graph(gp, opsets, inner, depth+1, false, np.calls)
 			if err != nil {
 				return nil, errs.AtNode(err, name)
@@ -468,25 +478,23 @@ func topoSort(nodes []*Node, defined map[string]string) ([]*Node, error) {
 			}
 		}
 	}
-	// Kahn's algorithm with a min-heap by model order, kept simple with a sorted ready list.
-	var ready []int
+	// Kahn's algorithm; the ready set is a min-heap of model positions, so
+	// that ties keep model order in O(log n) per node even on hostile,
+	// very wide graphs.
+	ready := &intHeap{}
 	for i := range nodes {
 		if indeg[i] == 0 {
-			ready = append(ready, i)
+			heap.Push(ready, i)
 		}
 	}
 	order := make([]*Node, 0, len(nodes))
-	for len(ready) > 0 {
-		i := ready[0]
-		ready = ready[1:]
+	for ready.Len() > 0 {
+		i := heap.Pop(ready).(int)
 		order = append(order, nodes[i])
 		for _, u := range users[i] {
 			indeg[u]--
 			if indeg[u] == 0 {
-				j := sort.SearchInts(ready, u)
-				ready = append(ready, 0)
-				copy(ready[j+1:], ready[j:])
-				ready[j] = u
+				heap.Push(ready, u)
 			}
 		}
 	}
@@ -560,4 +568,18 @@ func planFrees(g *Graph) {
 	for _, n := range g.Nodes {
 		sort.Strings(n.FreeAfter)
 	}
+}
+
+// intHeap is a min-heap of ints for container/heap.
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

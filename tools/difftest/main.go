@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -77,10 +78,17 @@ func main() {
 	node := flag.String("node", "node", "node executable")
 	script := flag.String("ort", "tools/difftest/ort.js", "the onnxruntime-node runner")
 	verbose := flag.Bool("v", false, "print every explained case")
+	list := flag.Bool("list", false, "list the generated cases and exit")
 	flag.Parse()
 	start := time.Now()
 
 	cases := generateAll()
+	if *list {
+		for _, c := range cases {
+			fmt.Println(c.Name, c.Desc)
+		}
+		return
+	}
 	work := *dir
 	if work == "" {
 		var err error
@@ -94,8 +102,10 @@ func main() {
 		fatal(err)
 	}
 	cmd := exec.Command(*node, *script, in, out)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	var logs bytes.Buffer // onnxruntime logs every refused model; shown only on failure
+	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Run(); err != nil {
+		os.Stderr.Write(tail(logs.Bytes(), 4000))
 		fatal(fmt.Errorf("onnxruntime-node run failed: %v", err))
 	}
 	var res struct {
@@ -206,6 +216,13 @@ func main() {
 	if total.failed > 0 {
 		os.Exit(1)
 	}
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
 
 func fatal(err error) {

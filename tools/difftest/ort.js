@@ -27,8 +27,11 @@ async function main() {
   const [input, output] = process.argv.slice(2);
   const batch = JSON.parse(fs.readFileSync(input, 'utf8'));
   const opts = { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 };
+  ort.env.logLevel = 'fatal';
+  const trace = process.env.DIFFTEST_TRACE;
   const results = {};
   for (const c of batch.cases) {
+    if (trace) fs.appendFileSync(trace, c.name + '\n');
     try {
       const sess = await ort.InferenceSession.create(Buffer.from(c.model, 'base64'), opts);
       const feeds = {};

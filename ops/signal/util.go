@@ -1,0 +1,95 @@
+package signal
+
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// scalarInt reads a one-element integer input (lengths, steps, axes), which
+// the spec gives as a scalar but exporters sometimes write as shape [1].
+func scalarInt(t *tensor.Tensor, what string) (int64, error) {
+	if t == nil {
+		return 0, op.Errorf("%s is missing", what)
+	}
+	v, err := t.Int64s()
+	if err != nil || len(v) != 1 {
+		return 0, op.Errorf("%s must be an integer scalar, got %s%v", what, t.DType(), t.Shape())
+	}
+	return v[0], nil
+}
+
+// scalarFloat reads a one-element numeric input as float64.
+func scalarFloat(t *tensor.Tensor, what string) (float64, error) {
+	if t == nil {
+		return 0, op.Errorf("%s is missing", what)
+	}
+	v, err := t.Float64s()
+	if err != nil || len(v) != 1 {
+		return 0, op.Errorf("%s must be a numeric scalar, got %s%v", what, t.DType(), t.Shape())
+	}
+	return v[0], nil
+}
+
+// floats returns a float tensor's elements as float64 (the compute type here).
+func floats(t *tensor.Tensor, what string) ([]float64, error) {
+	if !t.DType().IsFloat() && t.DType() != tensor.Double {
+		return nil, op.Errorf("%s must be a float tensor, got %s", what, t.DType())
+	}
+	return t.Float64s()
+}
+
+// fill stores v into a freshly allocated numeric tensor of any real dtype,
+// truncating toward zero for integer types as a C cast would.
+func fill(out *tensor.Tensor, v []float64) error {
+	switch d := out.Data().(type) {
+	case []float32:
+		for i, x := range v {
+			d[i] = float32(x)
+		}
+	case []float64:
+		copy(d, v)
+	case []int8:
+		conv(d, v)
+	case []int16:
+		conv(d, v)
+	case []int32:
+		conv(d, v)
+	case []int64:
+		conv(d, v)
+	case []uint8:
+		if out.DType().IsCodeType() {
+			return op.Errorf("output type %s is not supported", out.DType())
+		}
+		conv(d, v)
+	case []uint16:
+		conv(d, v)
+	case []uint32:
+		conv(d, v)
+	case []uint64:
+		conv(d, v)
+	default:
+		return op.Errorf("output type %s is not supported", out.DType())
+	}
+	return nil
+}
+
+func conv[T tensor.Number](d []T, v []float64) {
+	for i, x := range v {
+		d[i] = T(x)
+	}
+}
+
+// outputDType validates an output_datatype attribute (a TensorProto.DataType).
+func outputDType(n *op.Node, def int64) (tensor.DType, error) {
+	v, err := n.Int("output_datatype", def)
+	if err != nil {
+		return 0, err
+	}
+	dt := tensor.DType(v)
+	switch {
+	case dt.IsFloat(), dt == tensor.Double, dt == tensor.Int8, dt == tensor.Int16, dt == tensor.Int32, dt == tensor.Int64,
+		dt == tensor.Uint8, dt == tensor.Uint16, dt == tensor.Uint32, dt == tensor.Uint64:
+		return dt, nil
+	}
+	return 0, n.Errorf("output_datatype %d is not a supported numeric type", v)
+}
