@@ -306,13 +306,20 @@ func renameOuter(g *pb.GraphProto, name func(string) string, attrs map[string]*p
 			local[o] = true
 		}
 	}
+	// Nested subgraphs see this graph's locals unrenamed too.
+	inner := func(v string) string {
+		if local[v] {
+			return v
+		}
+		return name(v)
+	}
 	for _, n := range g.GetNode() {
 		for i, v := range n.Input {
-			if v != "" && !local[v] {
-				n.Input[i] = name(v)
+			if v != "" {
+				n.Input[i] = inner(v)
 			}
 		}
-		n.Attribute = substituteAttrs(n.Attribute, attrs, name)
+		n.Attribute = substituteAttrs(n.Attribute, attrs, inner)
 	}
 	for _, o := range g.GetOutput() {
 		if !local[o.GetName()] {
