@@ -164,3 +164,35 @@ func TestFunctionCallsAddUp(t *testing.T) {
 		t.Errorf("refusing took %v", d)
 	}
 }
+
+// TestFunctionWithSubgraph: a function body node whose subgraph reads the
+// function's input and a ref'd attribute, and whose nested subgraph reads a
+// value local to the first subgraph (which must not be renamed).
+func TestFunctionWithSubgraph(t *testing.T) {
+	m := tm.New(13)
+	m.Opset(tm.Domain, 1).Opset(fnDomain, 1)
+	nested := tm.NewGraph("nested")
+	nested.Node("Add", []string{"s", "x"}, []string{"n"}) // s: local to sub; x: the function's input
+	nested.Output("n", tensor.Float)
+	sub := tm.NewGraph("sub")
+	tm.Named(sub.Node("Scale", []string{"x"}, []string{"s"}, tm.Ref("alpha", "factor", pb.AttributeProto_FLOAT)), "", tm.Domain)
+	tm.Named(sub.Node("Call", nil, []string{"r"}, tm.GraphAttr("body", nested)), "", tm.Domain)
+	sub.Output("r", tensor.Float)
+	f := m.Function(fnDomain, "F", []string{"x"}, []string{"y"},
+		tm.Named(tm.NodeProto("Call", nil, []string{"y"}, tm.GraphAttr("body", sub)), "", tm.Domain))
+	f.Attribute = []string{"factor"}
+	m.Input("x", tensor.Float, 2)
+	m.Input("s", tensor.Float, 2) // same name as the body's local: must not be confused
+	tm.Named(m.Node("F", []string{"x"}, []string{"y"}, tm.Float("factor", 10)), "", fnDomain)
+	tm.Named(m.Node("Add", []string{"y", "s"}, []string{"z"}), "", "")
+	m.Output("z", tensor.Float, 2)
+	s := loadTest(t, m, nil)
+	out, err := s.Run(context.Background(), map[string]tensor.Value{"x": f32([]int{2}, 1, 2), "s": f32([]int{2}, 100, 100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// y = 10x + x = 11x; z = y + 100.
+	if got := out["z"].(*tensor.Tensor).F32(); !reflect.DeepEqual(got, []float32{111, 122}) {
+		t.Errorf("z = %v, want [111 122]", got)
+	}
+}

@@ -207,7 +207,7 @@ func main() {
 		fmt.Printf("  explained %-28s %4d  %s\n", k, reasons[k], deviations[k])
 	}
 	for i, f := range failures {
-		if i == 40 {
+		if i == 40 && !*verbose {
 			fmt.Printf("  ... and %d more\n", len(failures)-40)
 			break
 		}

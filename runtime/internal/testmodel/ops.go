@@ -21,6 +21,8 @@ const Domain = "test.gort"
 //   - test.gort Fail: always fails with a Runtime error.
 //   - test.gort Count: an identity that increments ran, if not nil.
 //   - test.gort Const(; value): the tensor attribute.
+//   - test.gort Call(; body): runs the GRAPH attribute body without inputs
+//     and returns its first output (for outer-scope tests).
 func Registry(ran *atomic.Int64) *op.Registry {
 	r := op.NewRegistry()
 	r.Register("", "Add", op.SpecVersions("", "Add"), buildAdd)
@@ -50,6 +52,23 @@ func Registry(ran *atomic.Int64) *op.Registry {
 		}
 		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 			return []*tensor.Tensor{v}, nil
+		}), nil
+	})
+	r.Register(Domain, "Call", []int{1}, func(n *op.Node) (any, error) {
+		body := n.Graph("body")
+		if body == nil {
+			return nil, n.Errorf("Call needs a body")
+		}
+		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+			outs, err := ctx.RunSubgraph(body, nil)
+			if err != nil {
+				return nil, err
+			}
+			t, ok := outs[0].(*tensor.Tensor)
+			if !ok {
+				return nil, op.Errorf("Call: body returned %T", outs[0])
+			}
+			return []*tensor.Tensor{t}, nil
 		}), nil
 	})
 	return r

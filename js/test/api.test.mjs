@@ -1,0 +1,555 @@
+// node:test tests of gort's public JS API in Node: every session option,
+// every dtype round trip, every error code, queueing, several sessions,
+// release and memory, AbortSignal, the CommonJS entry and the CLI.
+//
+// Tests that need an operator check that the build has it (operators are
+// landing gradually) and skip otherwise; tests that need a graph of known
+// cost use dist/gort-test.wasm (built with -tags gorttest, test-only ops
+// gort.test.Spin / gort.test.Panic), loaded through env.wasmPaths into a
+// second, independent instance of the module.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import gort, { InferenceSession, Tensor, env, ErrorCode } from '../dist/gort.mjs';
+import { model, passthrough, raw } from './onnx.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DIST = join(HERE, '..', 'dist');
+const ROOT = join(HERE, '..', '..');
+const SQUEEZENET = join(ROOT, 'testdata', 'bench', 'test_squeezenet');
+
+// A second instance of the package running gort-test.wasm.
+const gt = (await import('../dist/gort.mjs?instance=test')).default;
+gt.env.wasmPaths = pathToFileURL(join(DIST, 'gort-test.wasm')).href;
+
+const ops = new Set((await gort._ops()).map((s) => s.replace(/-\[.*$/, '')));
+const has = (...names) => names.every((n) => ops.has(n));
+
+async function rejectsWith(p, code, re) {
+  await assert.rejects(p, (e) => {
+    assert.ok(e instanceof Error, `not an Error: ${e}`);
+    assert.equal(e.code, code, `code ${e.code} (${e.message}), want ${code}`);
+    if (re) assert.match(e.message, re);
+    return true;
+  });
+}
+function throwsWith(f, code, re) {
+  assert.throws(f, (e) => {
+    assert.equal(e.code, code, `code ${e.code} (${e.message}), want ${code}`);
+    if (re) assert.match(e.message, re);
+    return true;
+  });
+}
+
+const f32 = (name, shape) => ({ name, type: { tensor: 'float32', shape } });
+const identity = (dtype = 'float32', shape = [2, 3]) => model({
+  inputs: [{ name: 'x', type: { tensor: dtype, shape } }],
+  outputs: [{ name: 'y', type: { tensor: dtype, shape } }],
+  nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['y'] }],
+});
+
+// ------------------------------------------------------------------ Tensor
+
+test('Tensor constructors, type inference and validation', () => {
+  const a = new Tensor('float32', new Float32Array(6), [2, 3]);
+  assert.equal(a.type, 'float32');
+  assert.deepEqual(a.dims, [2, 3]);
+  assert.equal(a.size, 6);
+  assert.equal(a.location, 'cpu');
+  assert.deepEqual(new Tensor(new Int32Array([1, 2, 3])).dims, [3]);
+  assert.equal(new Tensor(new BigInt64Array(2), [2, 1]).type, 'int64');
+  assert.equal(new Tensor(['a', 'b']).type, 'string');
+  assert.ok(new Tensor('int64', [1, 2, 3], [3]).data instanceof BigInt64Array, 'plain arrays are converted');
+  assert.deepEqual([...new Tensor('bool', [true, false], [2]).data], [1, 0]);
+  assert.deepEqual(new Tensor('float32', new Float32Array(6), [6]).reshape([3, 2]).dims, [3, 2]);
+  assert.equal(new Tensor('complex64', new Float32Array(4), [2]).size, 2);
+  throwsWith(() => new Tensor('float32', new Float32Array(5), [2, 3]), ErrorCode.INVALID_ARGUMENT, /needs 6 values, data has 5/);
+  throwsWith(() => new Tensor('float32', new Float64Array(6), [2, 3]), ErrorCode.INVALID_ARGUMENT, /Float32Array/);
+  throwsWith(() => new Tensor('float33', new Float32Array(1), [1]), ErrorCode.INVALID_ARGUMENT, /unknown tensor type/);
+  throwsWith(() => new Tensor('float32', new Float32Array(1), [-1]), ErrorCode.INVALID_ARGUMENT, /non-negative/);
+  if (typeof globalThis.Float16Array === 'function') {
+    assert.equal(new Tensor('float16', new globalThis.Float16Array(2), [2]).type, 'float16');
+  }
+});
+
+// ------------------------------------------------------------------ dtypes
+
+const ROUND_TRIP = {
+  float32: new Float32Array([1.5, -0, Infinity, NaN, 3.4e38, 1e-45]),
+  float64: new Float64Array([1.5, -0, -Infinity, NaN, 1.7e308, 5e-324]),
+  int8: new Int8Array([-128, -1, 0, 1, 127, 5]),
+  uint8: new Uint8Array([0, 1, 127, 128, 255, 6]),
+  int16: new Int16Array([-32768, -1, 0, 1, 32767, 7]),
+  uint16: new Uint16Array([0, 1, 32767, 32768, 65535, 8]),
+  int32: new Int32Array([-(2 ** 31), -1, 0, 1, 2 ** 31 - 1, 9]),
+  uint32: new Uint32Array([0, 1, 2 ** 31, 2 ** 32 - 1, 10, 11]),
+  int64: new BigInt64Array([-(2n ** 63n), -1n, 0n, 1n, 2n ** 63n - 1n, 2n ** 53n + 1n]),
+  uint64: new BigUint64Array([0n, 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 53n + 1n, 12n]),
+  bool: new Uint8Array([0, 1, 1, 0, 1, 0]),
+  float16: new Uint16Array([0x3c00, 0x8000, 0x7c00, 0xfc00, 0x7bff, 0x0001]), // 1, -0, inf, -inf, max, min subnormal
+  bfloat16: new Uint16Array([0x3f80, 0x8000, 0x7f80, 0xff80, 0x7f7f, 0x0001]),
+  string: ['', 'a', 'héllo', '日本', 'x'.repeat(1000), '\u0000z'],
+  int4: new Int8Array([-8, -1, 0, 1, 7, 3]),
+  uint4: new Uint8Array([0, 1, 7, 8, 15, 3]),
+  int2: new Int8Array([-2, -1, 0, 1, 0, 1]),
+  uint2: new Uint8Array([0, 1, 2, 3, 0, 1]),
+  float8e4m3fn: new Uint8Array([0x00, 0x38, 0x80, 0x7e, 0xfe, 0x01]),
+  float8e4m3fnuz: new Uint8Array([0x00, 0x40, 0x7f, 0xff, 0x01, 0x02]),
+  float8e5m2: new Uint8Array([0x00, 0x3c, 0x80, 0x7b, 0x7c, 0x01]),
+  float8e5m2fnuz: new Uint8Array([0x00, 0x40, 0x7f, 0xff, 0x01, 0x02]),
+  float4e2m1: new Uint8Array([0, 1, 7, 8, 15, 2]),
+  complex64: new Float32Array([1, 2, 3, 4, 5, 6, -1, -2, 0, 0, NaN, Infinity]),
+  complex128: new Float64Array([1, 2, 3, 4, 5, 6, -1, -2, 0, 0, NaN, -Infinity]),
+};
+
+test('every dtype round-trips bit-exactly through a session (bulk byte copies)', async () => {
+  const names = Object.keys(ROUND_TRIP);
+  const vars = names.map((t) => ({ name: `v_${t}`, type: { tensor: t, shape: [2, 3] } }));
+  const s = await InferenceSession.create(passthrough(vars));
+  assert.deepEqual([...s.inputNames], vars.map((v) => v.name));
+  const feeds = {};
+  for (const t of names) feeds[`v_${t}`] = new Tensor(t, ROUND_TRIP[t], [2, 3]);
+  const out = await s.run(feeds);
+  for (const t of names) {
+    const got = out[`v_${t}`];
+    assert.equal(got.type, t);
+    assert.deepEqual(got.dims, [2, 3]);
+    const want = ROUND_TRIP[t];
+    assert.equal(got.data.constructor, want.constructor, t);
+    if (t === 'string') assert.deepEqual(got.data, want);
+    else assert.deepEqual(raw(got.data), raw(want), `${t} bytes differ`);
+  }
+  // Subarray views: only the viewed bytes are read.
+  const big = new Float32Array([9, 9, 1, 2, 3, 4, 5, 6, 9]);
+  const r = await s.run({ ...feeds, v_float32: new Tensor('float32', big.subarray(2, 8), [2, 3]) });
+  assert.deepEqual([...r.v_float32.data], [1, 2, 3, 4, 5, 6]);
+  // Empty tensors.
+  const e = await InferenceSession.create(passthrough([{ name: 'z', type: { tensor: 'float32', shape: ['N', 3] } }]));
+  const ez = await e.run({ z: new Tensor('float32', new Float32Array(0), [0, 3]) });
+  assert.deepEqual(ez.z.dims, [0, 3]);
+  assert.equal(ez.z.data.length, 0);
+  if (typeof globalThis.Float16Array === 'function') {
+    const h = await s.run({ ...feeds, v_float16: new Tensor('float16', new globalThis.Float16Array([1, 2, 3, 4, 5, 6]), [2, 3]) });
+    assert.equal(h.v_float16.data[0], 0x3c00);
+  }
+  await s.release();
+  await e.release();
+});
+
+test('sequences (arrays of Tensors) and optionals (null) as feeds and results', async () => {
+  const s = await InferenceSession.create(passthrough([
+    { name: 'seq', type: { sequence: { tensor: 'int32', shape: ['N'] } } },
+    { name: 'opt', type: { optional: { tensor: 'float32', shape: [1] } } },
+  ]));
+  assert.equal(s.inputMetadata[0].kind, 'sequence');
+  assert.equal(s.inputMetadata[0].isTensor, false);
+  assert.equal(s.inputMetadata[1].kind, 'optional');
+  const a = new Tensor('int32', new Int32Array([1, 2]), [2]);
+  const b = new Tensor('int32', new Int32Array([3]), [1]);
+  let r = await s.run({ seq: [a, b], opt: null });
+  assert.equal(r.seq.length, 2);
+  assert.deepEqual([...r.seq[1].data], [3]);
+  assert.equal(r.opt, null);
+  r = await s.run({ seq: [], opt: new Tensor('float32', new Float32Array([7]), [1]) });
+  assert.deepEqual(r.seq, []);
+  assert.equal(r.opt.data[0], 7);
+  await rejectsWith(s.run({ seq: null, opt: null }), ErrorCode.INVALID_FEED, /not an optional/);
+  await s.release();
+});
+
+// ------------------------------------------------------------------ sources and options
+
+test('model sources: Uint8Array, ArrayBuffer, (buffer, offset, length), path, file: URL, http URL with onProgress', async (t) => {
+  const bytes = passthrough([f32('x', [1])]);
+  const dir = await mkdtemp(join(tmpdir(), 'gort-js-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'm.onnx');
+  await writeFile(path, bytes);
+  const padded = new Uint8Array(bytes.length + 10);
+  padded.set(bytes, 7);
+  const server = createServer((req, res) => {
+    if (req.url === '/m.onnx') {
+      res.writeHead(200, { 'content-length': bytes.length, 'content-type': 'application/octet-stream' });
+      res.end(Buffer.from(bytes));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const progress = [];
+  const sources = [
+    bytes, bytes.buffer.slice(0), path, pathToFileURL(path).href, pathToFileURL(path),
+    `${base}/m.onnx`,
+  ];
+  for (const src of sources) {
+    const s = await InferenceSession.create(src, { onProgress: (l, tot) => progress.push([l, tot]) });
+    assert.deepEqual([...s.inputNames], ['x'], String(src));
+    await s.release();
+  }
+  const s = await InferenceSession.create(padded.buffer, 7, bytes.length, {});
+  assert.deepEqual([...s.outputNames], ['x']);
+  await s.release();
+  assert.deepEqual(progress.at(-1), [bytes.length, bytes.length]);
+  await rejectsWith(InferenceSession.create(`${base}/missing.onnx`), ErrorCode.INVALID_ARGUMENT, /HTTP 404/);
+  await rejectsWith(InferenceSession.create(join(dir, 'missing.onnx')), ErrorCode.INVALID_ARGUMENT, /cannot read the model/);
+  await rejectsWith(InferenceSession.create(42), ErrorCode.INVALID_ARGUMENT);
+});
+
+test('executionProviders: wasm and cpu accepted, unknown ones rejected with the valid list', async () => {
+  const m = passthrough([f32('x', [1])]);
+  for (const eps of [['wasm'], ['cpu'], [{ name: 'wasm' }], ['wasm', 'cpu'], undefined]) {
+    await (await InferenceSession.create(m, { executionProviders: eps })).release();
+  }
+  await rejectsWith(InferenceSession.create(m, { executionProviders: ['webgpu'] }), ErrorCode.INVALID_ARGUMENT, /unknown execution provider 'webgpu'; gort provides: wasm, cpu/);
+  await rejectsWith(InferenceSession.create(m, { executionProviders: 'wasm' }), ErrorCode.INVALID_ARGUMENT);
+});
+
+test('freeDimensionOverrides fixes symbolic dims in metadata and feed checks', async () => {
+  const m = passthrough([f32('x', ['batch', 3, 'len'])]);
+  const plain = await InferenceSession.create(m);
+  assert.deepEqual(plain.inputMetadata[0].shape, ['batch', 3, 'len']);
+  const s = await InferenceSession.create(m, { freeDimensionOverrides: { batch: 2 } });
+  assert.deepEqual(s.inputMetadata[0].shape, [2, 3, 'len']);
+  assert.deepEqual(s.outputMetadata[0].shape, [2, 3, 'len']);
+  await s.run({ x: new Tensor('float32', new Float32Array(2 * 3 * 5), [2, 3, 5]) });
+  await rejectsWith(s.run({ x: new Tensor('float32', new Float32Array(3 * 3), [1, 3, 3]) }), ErrorCode.INVALID_FEED, /dim 0 must be 2/);
+  await rejectsWith(InferenceSession.create(m, { freeDimensionOverrides: { batch: -1 } }), ErrorCode.INVALID_ARGUMENT);
+  await rejectsWith(InferenceSession.create(m, { freeDimensionOverrides: [1] }), ErrorCode.INVALID_ARGUMENT);
+  await s.release();
+  await plain.release();
+});
+
+test('externalData: bytes or a path next to the model; missing data is GORT_EXTERNAL_DATA', { skip: !has('Identity') && 'no Identity op' }, async (t) => {
+  const w = new Float32Array([1, 2, 3, 4]);
+  const m = model({
+    inputs: [],
+    outputs: [f32('y', [4])],
+    initializers: [{ name: 'w', type: 'float32', dims: [4], external: { location: 'weights.bin', offset: 0, length: 16 } }],
+    nodes: [{ op: 'Identity', inputs: ['w'], outputs: ['y'] }],
+  });
+  const s = await InferenceSession.create(m, { externalData: [{ path: 'weights.bin', data: raw(w) }] });
+  assert.deepEqual([...(await s.run({})).y.data], [1, 2, 3, 4]);
+  await s.release();
+  const dir = await mkdtemp(join(tmpdir(), 'gort-js-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'm.onnx'), m);
+  await writeFile(join(dir, 'weights.bin'), raw(w));
+  const s2 = await InferenceSession.create(join(dir, 'm.onnx'), { externalData: [{ path: 'weights.bin', data: 'weights.bin' }] });
+  assert.deepEqual([...(await s2.run({})).y.data], [1, 2, 3, 4]);
+  await s2.release();
+  await rejectsWith(InferenceSession.create(m), ErrorCode.EXTERNAL_DATA, /weights\.bin/);
+  await rejectsWith(InferenceSession.create(m, { externalData: {} }), ErrorCode.INVALID_ARGUMENT);
+});
+
+test('logSeverityLevel: validated; 0 logs loads and runs; unsupported nodes warn at the default level', async (t) => {
+  const m = passthrough([f32('x', [1])]);
+  await rejectsWith(InferenceSession.create(m, { logSeverityLevel: 7 }), ErrorCode.INVALID_ARGUMENT, /logSeverityLevel/);
+  const logs = [];
+  const orig = { log: console.log, warn: console.warn };
+  console.log = (...a) => logs.push(['log', a.join(' ')]);
+  console.warn = (...a) => logs.push(['warn', a.join(' ')]);
+  try {
+    const s = await InferenceSession.create(m, { logSeverityLevel: 0 });
+    await s.run({ x: new Tensor('float32', new Float32Array(1), [1]) });
+    const bad = model({ inputs: [f32('x', [1])], outputs: [f32('y', [1])], opsets: { '': 17, 'example.com': 1 },
+      nodes: [{ op: 'Frobnicate', domain: 'example.com', inputs: ['x'], outputs: ['y'] }] });
+    await InferenceSession.create(bad);
+    await InferenceSession.create(bad, { logSeverityLevel: 3 });
+  } finally {
+    Object.assign(console, orig);
+  }
+  assert.ok(logs.some(([k, l]) => k === 'log' && /loaded a model/.test(l)), JSON.stringify(logs));
+  assert.ok(logs.some(([k, l]) => k === 'log' && /run took/.test(l)));
+  assert.equal(logs.filter(([k, l]) => k === 'warn' && /Frobnicate/.test(l)).length, 1, JSON.stringify(logs));
+});
+
+test('metadata: overridable initializers (IR 3) are flagged, not in inputNames, and can be fed', { skip: !has('Add') && 'no Add op' }, async () => {
+  const m = model({
+    irVersion: 3,
+    opsets: { '': 9 },
+    inputs: [f32('x', [2]), f32('b', [2])],
+    outputs: [f32('y', [2])],
+    initializers: [{ name: 'b', type: 'float32', dims: [2], raw: raw(new Float32Array([10, 20])) }],
+    nodes: [{ op: 'Add', inputs: ['x', 'b'], outputs: ['y'] }],
+  });
+  const s = await InferenceSession.create(m);
+  assert.deepEqual([...s.inputNames], ['x']);
+  assert.deepEqual(s.inputMetadata.map((i) => [i.name, !!i.overridableInitializer]), [['x', false], ['b', true]]);
+  assert.deepEqual(s._graphInputs, ['x', 'b']);
+  const x = new Tensor('float32', new Float32Array([1, 2]), [2]);
+  assert.deepEqual([...(await s.run({ x })).y.data], [11, 22]);
+  assert.deepEqual([...(await s.run({ x, b: new Tensor('float32', new Float32Array([100, 200]), [2]) })).y.data], [101, 202]);
+  await s.release();
+});
+
+test('run fetches: array, object form, unknown output', async () => {
+  const s = await InferenceSession.create(passthrough([f32('a', [1]), f32('b', [1])]));
+  const feeds = { a: new Tensor('float32', new Float32Array([1]), [1]), b: new Tensor('float32', new Float32Array([2]), [1]) };
+  assert.deepEqual(Object.keys(await s.run(feeds)), ['a', 'b']);
+  assert.deepEqual(Object.keys(await s.run(feeds, ['b'])), ['b']);
+  assert.deepEqual(Object.keys(await s.run(feeds, { a: null })), ['a']);
+  assert.deepEqual(Object.keys(await s.run(feeds, ['b'], {})), ['b']);
+  await rejectsWith(s.run(feeds, ['c']), ErrorCode.INVALID_ARGUMENT, /unknown output/);
+  await s.release();
+});
+
+// ------------------------------------------------------------------ errors
+
+test('feeds are validated before running (GORT_INVALID_FEED names the input)', async () => {
+  const s = await InferenceSession.create(passthrough([f32('x', [2, 3]), { name: 'i', type: { tensor: 'int64', shape: ['N'] } }]));
+  const x = new Tensor('float32', new Float32Array(6), [2, 3]);
+  const i = new Tensor('int64', new BigInt64Array(2), [2]);
+  await s.run({ x, i });
+  const cases = [
+    [{ x }, /"i": missing input/],
+    [{ x, i, z: x }, /"z": the model has no input of this name; its inputs are \[x i\]/],
+    [{ x: new Tensor('float64', new Float64Array(6), [2, 3]), i }, /"x": expected element type float32, got float64/],
+    [{ x: new Tensor('float32', new Float32Array(6), [3, 2]), i }, /"x": dim 0 must be 2/],
+    [{ x: new Tensor('float32', new Float32Array(6), [6]), i }, /"x": expected rank 2/],
+    [{ x: { type: 'float32', data: new Float32Array(5), dims: [2, 3] }, i }, /"x": dims \[2,3\] need 6 elements, data has 5/],
+    [{ x: { type: 'float32', data: new Float64Array(6), dims: [2, 3] }, i }, /"x": float32 data must be a Float32Array, got Float64Array/],
+    [{ x: { type: 'float32', data: new Float32Array(6), dims: [2, -3] }, i }, /non-negative/],
+    [{ x: 'nope', i }, /"x": expected a Tensor/],
+    [{ x: { type: 'float99', data: [], dims: [] }, i }, /unknown tensor type/],
+  ];
+  for (const [feeds, re] of cases) await rejectsWith(s.run(feeds), ErrorCode.INVALID_FEED, re);
+  const mutated = new Tensor('float32', new Float32Array(6), [2, 3]);
+  mutated.data = new Float32Array(4);
+  await rejectsWith(s.run({ x: mutated, i }), ErrorCode.INVALID_FEED, /need 6 elements, data has 4/);
+  await rejectsWith(s.run(null), ErrorCode.INVALID_FEED);
+  await s.release();
+});
+
+test('GORT_BAD_MODEL for bytes that are not a model', async () => {
+  await rejectsWith(InferenceSession.create(new Uint8Array([1, 2, 3, 4, 5])), ErrorCode.BAD_MODEL);
+  await rejectsWith(InferenceSession.create(new Uint8Array(0)), ErrorCode.BAD_MODEL);
+  const dangling = model({ inputs: [f32('x', [1])], outputs: [f32('y', [1])], nodes: [{ op: 'Relu', inputs: ['nope'], outputs: ['y'] }] });
+  await rejectsWith(InferenceSession.create(dangling), ErrorCode.BAD_MODEL);
+});
+
+test('GORT_UNSUPPORTED_OP when running a node gort does not implement', async () => {
+  const m = model({ inputs: [f32('x', [1])], outputs: [f32('y', [1])], opsets: { '': 17, 'example.com': 1 },
+    nodes: [{ name: 'frob', op: 'Frobnicate', domain: 'example.com', inputs: ['x'], outputs: ['y'] }] });
+  const s = await InferenceSession.create(m, { logSeverityLevel: 3 });
+  await rejectsWith(s.run({ x: new Tensor('float32', new Float32Array(1), [1]) }), ErrorCode.UNSUPPORTED_OP, /Frobnicate/);
+  await s.release();
+});
+
+test('GORT_RUNTIME when a node fails on its values', { skip: !has('Add') && 'no Add op' }, async () => {
+  const m = model({ inputs: [f32('a', ['N']), f32('b', ['M'])], outputs: [f32('y', null)],
+    nodes: [{ name: 'add', op: 'Add', inputs: ['a', 'b'], outputs: ['y'] }] });
+  const s = await InferenceSession.create(m);
+  const e = await s.run({ a: new Tensor('float32', new Float32Array(2), [2]), b: new Tensor('float32', new Float32Array(3), [3]) }).catch((x) => x);
+  assert.ok(e instanceof Error);
+  assert.ok([ErrorCode.RUNTIME, ErrorCode.INVALID_ARGUMENT].includes(e.code), e.message);
+  assert.equal(e.code, ErrorCode.RUNTIME, e.message);
+  assert.equal(e.node, 'add');
+  await s.release();
+});
+
+test('GORT_TOO_LARGE when a tensor would exceed the memory budget', { skip: !has('ConstantOfShape') && 'no ConstantOfShape op' }, async () => {
+  const m = model({ inputs: [{ name: 's', type: { tensor: 'int64', shape: [2] } }], outputs: [f32('y', null)],
+    nodes: [{ op: 'ConstantOfShape', inputs: ['s'], outputs: ['y'] }] });
+  const s = await InferenceSession.create(m);
+  await rejectsWith(s.run({ s: new Tensor('int64', new BigInt64Array([1000000n, 1000000n]), [2]) }), ErrorCode.TOO_LARGE);
+  assert.deepEqual((await s.run({ s: new Tensor('int64', new BigInt64Array([2n, 2n]), [2]) })).y.dims, [2, 2]);
+  await s.release();
+});
+
+test('GORT_INTERNAL: a Go panic inside the runtime becomes a rejected promise, and the runtime lives on', async () => {
+  const m = model({ inputs: [f32('x', [1])], outputs: [f32('y', [1])], opsets: { '': 17, 'gort.test': 1 },
+    nodes: [{ op: 'Panic', domain: 'gort.test', inputs: ['x'], outputs: ['y'] }] });
+  const s = await gt.InferenceSession.create(m);
+  await rejectsWith(s.run({ x: new gt.Tensor('float32', new Float32Array(1), [1]) }), ErrorCode.INTERNAL, /panic/);
+  const ok = await gt.InferenceSession.create(passthrough([f32('x', [1])]));
+  assert.equal((await ok.run({ x: new gt.Tensor('float32', new Float32Array([5]), [1]) })).x.data[0], 5);
+  await s.release();
+  await ok.release();
+});
+
+test('every stable error code is exported', () => {
+  assert.deepEqual(Object.values(ErrorCode).sort(), ['GORT_ABORTED', 'GORT_BAD_MODEL', 'GORT_EXTERNAL_DATA', 'GORT_INTERNAL',
+    'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP']);
+});
+
+// ------------------------------------------------------------------ behaviour under use
+
+test('concurrent run() calls on one session are queued; several sessions coexist', async () => {
+  const a = await InferenceSession.create(passthrough([f32('x', [1])]));
+  const b = await InferenceSession.create(passthrough([{ name: 'y', type: { tensor: 'int32', shape: [1] } }]));
+  const runs = [];
+  for (let k = 0; k < 20; k++) {
+    runs.push(a.run({ x: new Tensor('float32', new Float32Array([k]), [1]) }).then((r) => r.x.data[0]));
+    runs.push(b.run({ y: new Tensor('int32', new Int32Array([-k]), [1]) }).then((r) => r.y.data[0]));
+  }
+  const got = await Promise.all(runs);
+  assert.deepEqual(got, Array.from({ length: 40 }, (_, i) => (i % 2 ? -((i - 1) / 2) : i / 2)).map((v) => (Object.is(v, -0) ? 0 : v)));
+  await a.release();
+  assert.equal((await b.run({ y: new Tensor('int32', new Int32Array([3]), [1]) })).y.data[0], 3, 'b survives a.release()');
+  await b.release();
+});
+
+test('release(): later runs reject, release is idempotent', async () => {
+  const s = await InferenceSession.create(passthrough([f32('x', [1])]));
+  await s.release();
+  await s.release();
+  await rejectsWith(s.run({ x: new Tensor('float32', new Float32Array(1), [1]) }), ErrorCode.INVALID_ARGUMENT, /released/);
+});
+
+test('1000 create/run/release cycles leave the wasm heap flat', { skip: !has('Identity') && 'no Identity op' }, async () => {
+  // 1 MiB of weights per session makes a leak visible at once.
+  const w = new Float32Array(256 * 1024).map((_, i) => i % 7);
+  const m = model({
+    inputs: [f32('x', [1])],
+    outputs: [f32('y', [1]), f32('wout', [w.length])],
+    initializers: [{ name: 'w', type: 'float32', dims: [w.length], raw: raw(w) }],
+    nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['y'] }, { op: 'Identity', inputs: ['w'], outputs: ['wout'] }],
+  });
+  const x = new Tensor('float32', new Float32Array([1]), [1]);
+  const cycle = async () => {
+    const s = await InferenceSession.create(m);
+    const r = await s.run({ x });
+    assert.equal(r.wout.data[6], 6);
+    await s.release();
+  };
+  for (let i = 0; i < 50; i++) await cycle(); // warm up: the heap reaches its working size
+  const before = await gort._memory();
+  const t0 = Date.now();
+  for (let i = 0; i < 1000; i++) await cycle();
+  const ms = Date.now() - t0;
+  const after = await gort._memory();
+  const mb = (n) => (n / 1048576).toFixed(1);
+  const line = `memory after 50 warm-up + 1000 cycles (1 MiB weights each, ${ms} ms): wasm memory ${mb(before.wasmMemoryBytes)} → ${mb(after.wasmMemoryBytes)} MiB, Go heap in use ${mb(before.heapInuse)} → ${mb(after.heapInuse)} MiB, sessions ${after.sessions}`;
+  console.log(line);
+  assert.equal(after.sessions, 0);
+  assert.equal(after.runs, 0);
+  assert.ok(after.wasmMemoryBytes - before.wasmMemoryBytes <= 8 * 1048576, line);
+  assert.ok(after.heapInuse - before.heapInuse <= 4 * 1048576, line);
+});
+
+// ------------------------------------------------------------------ abort
+
+// A chain of n Spin nodes of ms milliseconds each: a long graph whose nodes do
+// not check for cancellation themselves.
+const spinChain = (n, ms) => model({
+  inputs: [f32('x', [1])], outputs: [f32(`v${n}`, [1])], opsets: { '': 17, 'gort.test': 1 },
+  nodes: Array.from({ length: n }, (_, i) => ({ op: 'Spin', domain: 'gort.test', attrs: { ms }, inputs: [i ? `v${i}` : 'x'], outputs: [`v${i + 1}`] })),
+});
+
+test('AbortSignal rejects a long run with GORT_ABORTED within 100 ms, mid-graph', async () => {
+  const s = await gt.InferenceSession.create(spinChain(1000, 5)); // 5 s uninterrupted
+  const x = new gt.Tensor('float32', new Float32Array([1]), [1]);
+  const lat = [];
+  for (let k = 0; k < 5; k++) {
+    const ac = new AbortController();
+    const t0 = performance.now();
+    let firedAt = 0;
+    setTimeout(() => { firedAt = performance.now(); ac.abort(); }, 200);
+    const e = await s.run({ x }, { signal: ac.signal }).catch((err) => err);
+    const t1 = performance.now();
+    assert.equal(e.code, ErrorCode.ABORTED, e.message);
+    lat.push({ afterAbortCall: t1 - firedAt, afterIntended: t1 - (t0 + 200) });
+  }
+  const worst = Math.max(...lat.map((l) => l.afterIntended));
+  console.log(`abort latency (5 ms nodes, yield every ${gt.env.wasm.yieldIntervalMs} ms): after abort() ${lat.map((l) => l.afterAbortCall.toFixed(1)).join(', ')} ms; after the intended time ${lat.map((l) => l.afterIntended.toFixed(1)).join(', ')} ms`);
+  assert.ok(worst < 100, `abort took ${worst.toFixed(1)} ms`);
+  // The session still works after an abort.
+  const ok = await gt.InferenceSession.create(spinChain(3, 1));
+  assert.equal((await ok.run({ x })).v3.data[0], 1);
+  await s.release();
+  await ok.release();
+});
+
+test('AbortSignal: already aborted, aborted while queued, reason in the message', async () => {
+  const s = await gt.InferenceSession.create(spinChain(100, 2));
+  const x = new gt.Tensor('float32', new Float32Array([1]), [1]);
+  await rejectsWith(s.run({ x }, { signal: AbortSignal.abort(new Error('user left')) }), ErrorCode.ABORTED, /user left/);
+  const first = s.run({ x });
+  const ac = new AbortController();
+  const queued = s.run({ x }, { signal: ac.signal });
+  const t0 = performance.now();
+  ac.abort();
+  await rejectsWith(queued, ErrorCode.ABORTED);
+  assert.ok(performance.now() - t0 < 50, 'a queued run rejects at once');
+  assert.equal((await first).v100.data[0], 1, 'the run in flight is unaffected');
+  await s.release();
+});
+
+test('AbortSignal inside a Loop with a huge trip count', { skip: !has('Loop', 'Identity') && 'no Loop op' }, async () => {
+  const body = {
+    name: 'body',
+    inputs: [{ name: 'i', type: { tensor: 'int64', shape: [] } }, { name: 'c', type: { tensor: 'bool', shape: [] } }, f32('v', [1])],
+    outputs: [{ name: 'c2', type: { tensor: 'bool', shape: [] } }, f32('v2', [1])],
+    nodes: [{ op: 'Identity', inputs: ['c'], outputs: ['c2'] }, { op: 'Identity', inputs: ['v'], outputs: ['v2'] }],
+  };
+  const m = model({
+    inputs: [{ name: 'M', type: { tensor: 'int64', shape: [] } }, { name: 'cond', type: { tensor: 'bool', shape: [] } }, f32('v0', [1])],
+    outputs: [f32('vf', [1])],
+    nodes: [{ op: 'Loop', inputs: ['M', 'cond', 'v0'], outputs: ['vf'], attrs: { body: { graph: body } } }],
+  });
+  const s = await InferenceSession.create(m);
+  const ac = new AbortController();
+  let firedAt = 0;
+  setTimeout(() => { firedAt = performance.now(); ac.abort(); }, 150);
+  const t0 = performance.now();
+  const e = await s.run({
+    M: new Tensor('int64', new BigInt64Array([10n ** 12n]), []),
+    cond: new Tensor('bool', new Uint8Array([1]), []),
+    v0: new Tensor('float32', new Float32Array([1]), [1]),
+  }, { signal: ac.signal }).catch((err) => err);
+  const t1 = performance.now();
+  assert.equal(e.code, ErrorCode.ABORTED, e.message);
+  console.log(`abort latency in a Loop of 10^12 iterations: ${(t1 - firedAt).toFixed(1)} ms after abort(), ${(t1 - t0 - 150).toFixed(1)} ms after the intended time`);
+  assert.ok(t1 - t0 - 150 < 100);
+  await s.release();
+});
+
+// ------------------------------------------------------------------ entries, env, CLI
+
+test('CommonJS entry, no global pollution, proxy ignored in Node, wasmBinary override', async () => {
+  const require = createRequire(import.meta.url);
+  const cjs = require('../dist/gort.cjs');
+  assert.equal(typeof cjs.InferenceSession.create, 'function');
+  const s = await cjs.InferenceSession.create(passthrough([f32('x', [1])]));
+  assert.equal((await s.run({ x: new cjs.Tensor('float32', new Float32Array([2]), [1]) })).x.data[0], 2);
+  await s.release();
+  assert.equal(globalThis.Go, undefined);
+  assert.equal(globalThis.fs, undefined);
+  assert.equal(globalThis.path, undefined);
+  const p = (await import('../dist/gort.mjs?instance=proxy')).default;
+  p.env.wasm.proxy = true;
+  const { readFile } = await import('node:fs/promises');
+  p.env.wasmBinary = await readFile(join(DIST, 'gort.wasm'));
+  p.env.wasmPaths = 'file:///nonexistent/'; // ignored: the binary wins
+  const ps = await p.InferenceSession.create(passthrough([f32('x', [1])]));
+  assert.equal((await ps.run({ x: new p.Tensor('float32', new Float32Array([3]), [1]) })).x.data[0], 3);
+  await ps.release();
+  const bad = (await import('../dist/gort.mjs?instance=bad')).default;
+  bad.env.wasmPaths = '/nonexistent/dir/';
+  await rejectsWith(bad.InferenceSession.create(passthrough([f32('x', [1])])), ErrorCode.INVALID_ARGUMENT, /nonexistent\/dir\/gort\.wasm/);
+});
+
+test('CLI: gort run model.onnx prints output names, shapes and a checksum', { skip: !has('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax') && 'squeezenet ops missing' }, async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(HERE, '..', 'bin', 'gort.mjs'), 'run', join(SQUEEZENET, 'model.onnx')]);
+  assert.match(stdout, /softmaxout_1: float32 \[1,1000,1,1\] checksum 1\.0000\d*/);
+});
+
+test('squeezenet in Node matches its expected output', { skip: !has('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax') && 'squeezenet ops missing' }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { compare } = await import('./compare.mjs');
+  const s = await InferenceSession.create(join(SQUEEZENET, 'model.onnx'));
+  const x = await gort._decodeValue(await readFile(join(SQUEEZENET, 'test_data_set_0', 'input_0.pb')));
+  const want = await gort._decodeValue(await readFile(join(SQUEEZENET, 'test_data_set_0', 'output_0.pb')));
+  const out = await s.run({ [s.inputNames[0]]: x });
+  assert.equal(compare(out[s.outputNames[0]], want, { rtol: 1e-3, atol: 1e-5 }), '');
+  await s.release();
+});
