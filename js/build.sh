@@ -16,11 +16,15 @@ export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
 cd "$(dirname "$0")"
 JS="$PWD"
 ROOT="$(cd .. && pwd)"
-DIST="$JS/dist"
+FINAL="$JS/dist"
 GO="${GO:-go}"
 
+# Build into a scratch directory and swap it in at the end, so that a failed
+# build leaves no half-written dist behind.
+DIST="$JS/dist.tmp.$$"
 rm -rf "$DIST"
 mkdir -p "$DIST"
+trap 'rm -rf "$DIST"' EXIT
 
 (cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -trimpath -ldflags='-s -w' -o "$DIST/gort.wasm" ./wasm)
 if [[ "${GORT_TEST_WASM:-}" == 1 ]]; then
@@ -115,6 +119,11 @@ JS
 
 cp src/worker.mjs "$DIST/gort.worker.mjs"
 cp index.d.ts "$DIST/index.d.ts"
+
+rm -rf "$FINAL"
+mv "$DIST" "$FINAL"
+trap - EXIT
+DIST="$FINAL"
 
 raw=$(wc -c < "$DIST/gort.wasm")
 gz=$(gzip -9 -c "$DIST/gort.wasm" | wc -c)

@@ -64,6 +64,12 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	if o.MaxTensorBytes <= 0 {
 		o.MaxTensorBytes = graph.DefaultMaxTensorBytes
 	}
+	for name, v := range o.FreeDimensionOverrides {
+		// A negative size would read as "unknown" and silently do nothing.
+		if v < 0 || name == "" {
+			return nil, errs.New(errs.InvalidArgument, "FreeDimensionOverrides[%q] = %d: the name must be a dim_param and the size ≥ 0", name, v)
+		}
+	}
 	m, err := graph.Load(data, graph.Options{MaxTensorBytes: o.MaxTensorBytes, Registry: o.Registry, ExternalData: o.ExternalData})
 	if err != nil {
 		return nil, err

@@ -166,6 +166,9 @@ func TestFreeDimensionOverrides(t *testing.T) {
 	}
 	_, err := s.Run(ctx, map[string]tensor.Value{"a": f32([]int{1, 2}, 1, 2), "b": f32([]int{1, 2}, 1, 2)})
 	wantErr(t, err, errs.InvalidFeed, "", "a", "dim 0 must be 2")
+
+	_, err = Load(symbolicModel().Bytes(), &Options{Registry: tm.Registry(nil), FreeDimensionOverrides: map[string]int64{"N": -1}})
+	wantErr(t, err, errs.InvalidArgument, "", "", "FreeDimensionOverrides")
 }
 
 func TestFeedValidation(t *testing.T) {

@@ -422,8 +422,10 @@ func release(args []js.Value) (any, error) {
 	return ok, nil
 }
 
-// memory() reports the Go heap, for leak tests and diagnostics.
+// memory() reports the Go heap after a collection, for leak tests and
+// diagnostics (without the collection, HeapInuse would count garbage).
 func memory([]js.Value) (any, error) {
+	goruntime.GC()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
 	reg.mu.Lock()

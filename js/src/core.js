@@ -579,6 +579,7 @@ function createGort(platform) {
     }
 
     return {
+      proxied: true,
       async load(bytes, opts) {
         await ensure();
         const transfer = [];
@@ -838,20 +839,28 @@ function createGort(platform) {
         const runId = nextRunId++;
         let started = false;
         let settled = false;
+        const settle = (f, v) => {
+          if (settled) return;
+          settled = true;
+          if (signal) signal.removeEventListener('abort', onAbort);
+          f(v);
+        };
         const onAbort = () => {
-          if (!started) {
-            settled = true;
-            reject(abortedError());
-          } else {
+          if (started) {
             try { this._backend.abort(this._info, runId); } catch (e) { /* the run ends anyway */ }
+            // In a worker the page's thread is free: reject now and let the
+            // worker stop at its next yield. In this thread, the abort event
+            // itself only runs at a yield, and the run rejects right after.
+            if (!this._backend.proxied) return;
           }
+          settle(reject, abortedError());
         };
         if (signal) signal.addEventListener('abort', onAbort, { once: true });
         const t0 = Date.now();
         const job = async () => {
           if (settled) return;
           if (this._released) {
-            reject(gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released'));
+            settle(reject, gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released'));
             return;
           }
           started = true;
@@ -860,11 +869,9 @@ function createGort(platform) {
             const res = {};
             for (const name of fetches || this.outputNames) res[name] = wireToValue(out[name]);
             log(this._opts.level, 0, `run took ${Date.now() - t0} ms`);
-            resolve(res);
+            settle(resolve, res);
           } catch (e) {
-            reject(e);
-          } finally {
-            if (signal) signal.removeEventListener('abort', onAbort);
+            settle(reject, e);
           }
         };
         const q = this._queue;

@@ -262,8 +262,9 @@ test('logSeverityLevel: validated; 0 logs loads and runs; unsupported nodes warn
     await s.run({ x: new Tensor('float32', new Float32Array(1), [1]) });
     const bad = model({ inputs: [f32('x', [1])], outputs: [f32('y', [1])], opsets: { '': 17, 'example.com': 1 },
       nodes: [{ op: 'Frobnicate', domain: 'example.com', inputs: ['x'], outputs: ['y'] }] });
-    await InferenceSession.create(bad);
-    await InferenceSession.create(bad, { logSeverityLevel: 3 });
+    await (await InferenceSession.create(bad)).release();
+    await (await InferenceSession.create(bad, { logSeverityLevel: 3 })).release();
+    await s.release();
   } finally {
     Object.assign(console, orig);
   }
@@ -430,7 +431,7 @@ test('1000 create/run/release cycles leave the wasm heap flat', { skip: !has('Id
   const mb = (n) => (n / 1048576).toFixed(1);
   const line = `memory after 50 warm-up + 1000 cycles (1 MiB weights each, ${ms} ms): wasm memory ${mb(before.wasmMemoryBytes)} → ${mb(after.wasmMemoryBytes)} MiB, Go heap in use ${mb(before.heapInuse)} → ${mb(after.heapInuse)} MiB, sessions ${after.sessions}`;
   console.log(line);
-  assert.equal(after.sessions, 0);
+  assert.equal(after.sessions, before.sessions);
   assert.equal(after.runs, 0);
   assert.ok(after.wasmMemoryBytes - before.wasmMemoryBytes <= 8 * 1048576, line);
   assert.ok(after.heapInuse - before.heapInuse <= 4 * 1048576, line);
@@ -478,8 +479,11 @@ test('AbortSignal: already aborted, aborted while queued, reason in the message'
   const queued = s.run({ x }, { signal: ac.signal });
   const t0 = performance.now();
   ac.abort();
+  let firstDone = false;
+  first.then(() => { firstDone = true; });
   await rejectsWith(queued, ErrorCode.ABORTED);
-  assert.ok(performance.now() - t0 < 50, 'a queued run rejects at once');
+  // Rejected at once (the delay is the slice the run in flight holds the thread).
+  assert.ok(!firstDone && performance.now() - t0 < 100, `a queued run rejects at once (${performance.now() - t0} ms)`);
   assert.equal((await first).v100.data[0], 1, 'the run in flight is unaffected');
   await s.release();
 });

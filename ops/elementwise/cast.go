@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gort-dev/gort/ops/opsutil/minifloat"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -110,9 +111,9 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 	}
 	out := ctx.New(to, x.Shape()...)
 	if to == tensor.String && (from == tensor.Float16 || from == tensor.BFloat16) {
-		f := fmtF16
+		f := minifloat.F16
 		if from == tensor.BFloat16 {
-			f = fmtBF16
+			f = minifloat.BF16
 		}
 		od := out.Strings()
 		for i, v := range x.F32() {
@@ -195,12 +196,12 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 			return
 		}
 		// Round from float64 directly; through float32 it could round twice.
-		f := fmtF16
+		f := minifloat.F16
 		if to == tensor.BFloat16 {
-			f = fmtBF16
+			f = minifloat.BF16
 		}
 		for i, v := range src {
-			od[i] = float32(f.decode(f.encode(float64(v), false, false)))
+			od[i] = float32(f.Decode(f.Encode(float64(v), false, false)))
 		}
 		return
 	case tensor.Double:
@@ -237,14 +238,14 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 	case tensor.Float8E8M0:
 		od := tensor.Data[uint8](out)
 		for i, v := range src {
-			od[i] = encodeE8M0(float64(v), o.roundMode, o.saturate)
+			od[i] = minifloat.EncodeE8M0(float64(v), o.roundMode, o.saturate)
 		}
 		return
 	}
-	if f, ok := miniFormat(to); ok {
+	if f, ok := minifloat.ForDType(to); ok {
 		od := tensor.Data[uint8](out)
 		for i, v := range src {
-			od[i] = uint8(f.encode(float64(v), o.saturate, o.infToNaN))
+			od[i] = uint8(f.Encode(float64(v), o.saturate, o.infToNaN))
 		}
 		return
 	}
@@ -389,14 +390,14 @@ func pyFloat(v float64, bits int) string {
 
 // pyFloatIn is pyFloat for a value of a small format: the fewest digits that
 // round back to the same value in that format, as numpy prints float16.
-func pyFloatIn(v float64, f miniFloat) string {
+func pyFloatIn(v float64, f minifloat.Format) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return pyFloat(v, 64)
 	}
-	want := f.encode(v, false, false)
+	want := f.Encode(v, false, false)
 	for prec := 0; prec < 17; prec++ {
 		s := strconv.FormatFloat(v, 'e', prec, 64)
-		if p, err := strconv.ParseFloat(s, 64); err == nil && f.encode(p, false, false) == want {
+		if p, err := strconv.ParseFloat(s, 64); err == nil && f.Encode(p, false, false) == want {
 			return pyLayout(s)
 		}
 	}

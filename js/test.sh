@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Tests of the npm package (run `bash js/build.sh` first; the Makefile does).
+# Installs what it needs on a fresh machine: the npm devDependencies
+# (playwright-core) into js/node_modules and Debian's chromium if
+# /usr/bin/chromium is missing. Then:
+#   (a) the ONNX node conformance suite through the public JS API in Node,
+#       held to testdata/conformance/manifest.txt        test/conformance.test.mjs
+#   (b) API tests: options, dtypes, error codes, abort   test/api.test.mjs
+#   (c) the browser test (ESM, <script>, proxy Worker)   test/browser.test.mjs
+#   (d) npm pack + install into a fresh project          test/pack.sh
+# GORT_SKIP_BROWSER=1 skips (c) where no chromium can be installed.
+set -euo pipefail
+export GOTOOLCHAIN=auto
+export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
+cd "$(dirname "$0")"
+JS="$PWD"
+ROOT="$(cd .. && pwd)"
+GO="${GO:-go}"
+start=$(date +%s)
+
+[[ -f dist/gort.wasm && -f dist/gort.mjs ]] || bash build.sh
+
+# The test-only build (gort.test.Spin / gort.test.Panic ops), beside the real
+# one but never packed. Mostly cached: only the link step reruns.
+(cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gorttest -trimpath -ldflags='-s -w' -o "$JS/dist/gort-test.wasm" ./wasm)
+
+if [[ ! -f node_modules/playwright-core/package.json ]]; then
+  npm install --no-audit --no-fund --no-package-lock --loglevel=error
+fi
+
+if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
+  SUDO=""
+  [[ "$(id -u)" == 0 ]] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
+    || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
+fi
+
+files=(test/api.test.mjs test/conformance.test.mjs)
+[[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
+# Two at a time: the conformance suite is the long pole (~40 s); the others
+# fit beside it.
+node --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+
+bash test/pack.sh
+
+echo "js tests passed in $(( $(date +%s) - start )) s"
