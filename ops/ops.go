@@ -9,6 +9,7 @@ import (
 	_ "github.com/gort-dev/gort/ops/ml"
 	_ "github.com/gort-dev/gort/ops/nn"
 	_ "github.com/gort-dev/gort/ops/numeric"
+	_ "github.com/gort-dev/gort/ops/random"
 	_ "github.com/gort-dev/gort/ops/resample"
 	_ "github.com/gort-dev/gort/ops/rnn"
 	_ "github.com/gort-dev/gort/ops/signal"

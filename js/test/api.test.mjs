@@ -460,7 +460,10 @@ test('AbortSignal rejects a long run with GORT_ABORTED within 100 ms, mid-graph'
     assert.equal(e.code, ErrorCode.ABORTED, e.message);
     lat.push({ afterAbortCall: t1 - firedAt, afterIntended: t1 - (t0 + 200) });
   }
-  const worst = Math.max(...lat.map((l) => l.afterIntended));
+  // The requirement is on the time from abort() to the rejection; the time
+  // from the intended moment also counts how late the timer fired, which
+  // depends on the machine's load as much as on gort.
+  const worst = Math.max(...lat.map((l) => l.afterAbortCall));
   console.log(`abort latency (5 ms nodes, yield every ${gt.env.wasm.yieldIntervalMs} ms): after abort() ${lat.map((l) => l.afterAbortCall.toFixed(1)).join(', ')} ms; after the intended time ${lat.map((l) => l.afterIntended.toFixed(1)).join(', ')} ms`);
   assert.ok(worst < 100, `abort took ${worst.toFixed(1)} ms`);
   // The session still works after an abort.
@@ -513,7 +516,7 @@ test('AbortSignal inside a Loop with a huge trip count', { skip: !has('Loop', 'I
   const t1 = performance.now();
   assert.equal(e.code, ErrorCode.ABORTED, e.message);
   console.log(`abort latency in a Loop of 10^12 iterations: ${(t1 - firedAt).toFixed(1)} ms after abort(), ${(t1 - t0 - 150).toFixed(1)} ms after the intended time`);
-  assert.ok(t1 - t0 - 150 < 100);
+  assert.ok(t1 - firedAt < 100);
   await s.release();
 });
 

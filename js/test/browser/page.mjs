@@ -46,19 +46,24 @@ async function main() {
   // Yield cost: the same run never yielding, and yielding between every node.
   const yieldCost = {};
   if (mode === 'esm') {
-    for (const ms of [1e9, 0, 10]) {
-      gort.env.wasm.yieldIntervalMs = ms;
-      const s0 = performance.now();
-      await session.run({ [session.inputNames[0]]: input });
-      yieldCost[ms === 1e9 ? 'never' : `${ms}ms`] = Math.round(performance.now() - s0);
+    const times = { never: [], '10ms': [], '0ms': [] };
+    for (let round = 0; round < 3; round++) {
+      for (const [k, ms] of [['never', 1e9], ['10ms', 10], ['0ms', 0]]) {
+        gort.env.wasm.yieldIntervalMs = ms;
+        const s0 = performance.now();
+        await session.run({ [session.inputNames[0]]: input });
+        times[k].push(performance.now() - s0);
+      }
     }
+    gort.env.wasm.yieldIntervalMs = 10;
+    for (const k of Object.keys(times)) yieldCost[k] = Math.round(times[k].sort((a, b) => a - b)[1]);
   }
   await session.release();
   const spinAbort = await abortMidGraph(mode);
   return {
     spinAbort,
     yieldCost,
-    ok: diff === '' && spinAbort.every((l) => l.code === 'GORT_ABORTED' && l.afterIntendedMs < 100) && (!err || err.code === 'GORT_ABORTED') && bad && bad.code === 'GORT_INVALID_FEED' && violations.length === 0,
+    ok: diff === '' && spinAbort.every((l) => l.code === 'GORT_ABORTED' && l.afterAbortMs < 100) && (!err || err.code === 'GORT_ABORTED') && bad && bad.code === 'GORT_INVALID_FEED' && violations.length === 0,
     diff,
     dims: out[session.outputNames[0]].dims,
     loadMs: Math.round(t1 - t0),
@@ -92,9 +97,11 @@ async function abortMidGraph(mode) {
   for (let k = 0; k < 3; k++) {
     const ac = new AbortController();
     const t0 = performance.now();
-    setTimeout(() => ac.abort(), 200);
+    let firedAt = 0;
+    setTimeout(() => { firedAt = performance.now(); ac.abort(); }, 200);
     const e = await s.run({ x }, { signal: ac.signal }).then(() => ({ code: 'finished' }), (err) => err);
-    out.push({ code: e.code, afterIntendedMs: Math.round(performance.now() - t0 - 200) });
+    const t1 = performance.now();
+    out.push({ code: e.code, afterAbortMs: Math.round(t1 - firedAt), afterIntendedMs: Math.round(t1 - t0 - 200) });
   }
   await s.release();
   return out;
