@@ -64,7 +64,7 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 	}
 	needed := neededNodes(g, wanted)
 	for i, n := range g.Nodes {
-		if needed != nil && !needed[i] {
+		if !needed[i] {
 			continue
 		}
 		if r.ctx != nil && r.ctx.Err() != nil {
@@ -81,7 +81,11 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 			if name == "" {
 				continue
 			}
-			if j >= len(outs) || outs[j] == nil {
+			if j >= len(outs) {
+				// The model lists more outputs than the op defines.
+				return nil, errs.New(errs.BadModel, "%s-%d has %d outputs; the node lists %d", n.OpType, n.Version, len(outs), len(n.Outputs)).WithNode(n.Name)
+			}
+			if outs[j] == nil {
 				return nil, errs.New(errs.Internal, "kernel %s-%d produced no value for output %d (%q)", n.OpType, n.Version, j, name).WithNode(n.Name)
 			}
 			s.vals[name] = outs[j]
@@ -104,11 +108,9 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 	return out, nil
 }
 
-// neededNodes marks the nodes that contribute to wanted; nil means all.
+// neededNodes marks the nodes that contribute to wanted, so that neither
+// unrequested outputs nor dead nodes (which feed no output) run.
 func neededNodes(g *graph.Graph, wanted []string) []bool {
-	if len(wanted) == len(g.Outputs) {
-		return nil
-	}
 	need := map[string]bool{}
 	for _, w := range wanted {
 		need[w] = true
@@ -225,8 +227,8 @@ func isMemoryError(e rt.Error) bool {
 // subgraph runs a graph attribute with positional inputs, in a scope whose
 // parent is the calling node's scope.
 func (r *runner) subgraph(g *graph.Graph, args []tensor.Value, parent *scope) ([]tensor.Value, error) {
-	if len(args) > len(g.Inputs) {
-		return nil, errs.New(errs.Runtime, "subgraph %q takes %d inputs, got %d", g.Name, len(g.Inputs), len(args))
+	if len(args) != len(g.Inputs) {
+		return nil, errs.New(errs.BadModel, "subgraph %q declares %d inputs; the op passes %d", g.Name, len(g.Inputs), len(args))
 	}
 	ins := make(map[string]tensor.Value, len(args))
 	for i, a := range args {
