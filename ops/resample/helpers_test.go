@@ -79,9 +79,9 @@ func mustRun(t *testing.T, opset int64, opType string, attrs []*pb.AttributeProt
 }
 
 func f32(shape []int, v ...float32) *tensor.Tensor { return tensor.Of(shape, v) }
-func i64(v ...int64) *tensor.Tensor               { return tensor.Of([]int{len(v)}, v) }
-func vec(v ...float32) *tensor.Tensor             { return tensor.Of([]int{len(v)}, v) }
-func empty() *tensor.Tensor                       { return tensor.Of([]int{0}, []float32{}) }
+func i64(v ...int64) *tensor.Tensor                { return tensor.Of([]int{len(v)}, v) }
+func vec(v ...float32) *tensor.Tensor              { return tensor.Of([]int{len(v)}, v) }
+func empty() *tensor.Tensor                        { return tensor.Of([]int{0}, []float32{}) }
 
 // iota32 is 0, 1, 2, ... shaped.
 func iota32(shape ...int) *tensor.Tensor {

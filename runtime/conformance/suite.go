@@ -25,7 +25,12 @@ import (
 var caseTolerance = map[string]struct {
 	compare.Tolerance
 	Why string
-}{}
+}{
+	"test_dft_inverse": {compare.Tolerance{Rtol: 1e-3, Atol: 1e-6},
+		"the expected file holds float32 rounding noise (1.9e-07) where the exact result is 0; gort computes the DFT in float64 (3e-15)"},
+	"test_dft_inverse_opset19": {compare.Tolerance{Rtol: 1e-3, Atol: 1e-6},
+		"as test_dft_inverse"},
+}
 
 // RunCase runs every test_data_set_* of one case directory and returns ""
 // on success or the reason for failure (a single line).
