@@ -27,14 +27,13 @@ var deviations = map[string]string{
 	"extrap-wraps":          "onnxruntime converts a negative extrapolation_value to an unsigned type by wrapping (-1 -> 255); the spec does not define the conversion, gort casts with saturation (-1 -> 0)",
 	"antialias-same-length": "with antialias, onnxruntime copies an axis whose output length equals its input length (scale 1.1 on a length-2 axis); spec: the axis is resampled with its scale like any other",
 	"antialias-ratio":       "with antialias, onnxruntime takes the scale as output/input length; spec: the given scale",
-	"antialias-exclude":     "with antialias, onnxruntime drops taps outside the input; spec: only with exclude_outside=1, otherwise they take the edge value",
 	"nms-score-equal":       "onnxruntime drops boxes whose score equals score_threshold; spec: boxes with score *less than* score_threshold are removed",
 }
 
 type toggles struct {
 	sameShapeCopy, intLength, roiSize, f32Size, f32Coord, legacyNearest bool
 	unitScale, extrapWrap                                               bool
-	aaRatio, aaExclude, aaSameLen                                       bool
+	aaRatio, aaSameLen                                                  bool
 }
 
 func (t toggles) names() string {
@@ -65,9 +64,6 @@ func (t toggles) names() string {
 	}
 	if t.aaRatio {
 		n = append(n, "antialias-ratio")
-	}
-	if t.aaExclude {
-		n = append(n, "antialias-exclude")
 	}
 	if t.aaSameLen {
 		n = append(n, "antialias-same-length")
@@ -141,9 +137,6 @@ func explainResize(c *Case, cfg *ResizeCfg, want *tensor.Tensor) string {
 	if cfg.Antialias != 0 {
 		cands = append(cands, func(t *toggles) { t.aaRatio = true })
 		cands = append(cands, func(t *toggles) { t.aaSameLen = true })
-		if cfg.Exclude == 0 {
-			cands = append(cands, func(t *toggles) { t.aaExclude = true })
-		}
 	}
 	if cfg.Coord == "tf_crop_and_resize" && cfg.Extrap < 0 && (cfg.DType == tensor.Uint8) {
 		cands = append(cands, func(t *toggles) { t.extrapWrap = true })
@@ -269,9 +262,6 @@ func evalResize(cfg *ResizeCfg, x *tensor.Tensor, t toggles) (*tensor.Tensor, er
 				s.Scale, s.Ratio, s.Length = float64(s.Out)/float64(s.In), true, 0
 			}
 		}
-	}
-	if t.aaExclude {
-		opt.ExcludeOutside = true
 	}
 	same := true
 	for d := range specs {
