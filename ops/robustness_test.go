@@ -1,0 +1,646 @@
+package ops_test
+
+// The robustness sweep: every registered operator, at every registered
+// version, is built into a one-node model and run on deterministic
+// pseudo-random inputs (counts, dtypes, ranks, empty dims) and attribute
+// values (good ones and obviously bad ones). Whatever the op makes of them,
+// the API must answer with a coded error that is not GORT_INTERNAL (a
+// recovered panic: a bug in gort), never panic, and finish quickly. The
+// conformance suite checks what ops compute; this checks how they fail.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/errs"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+const (
+	// robustMaxBytes is the session budget: small, so that a hostile size
+	// is refused quickly instead of being allocated.
+	robustMaxBytes = 64 << 20
+	// robustRunLimit is how long one configuration may take. Every input is
+	// tiny, so anything slower is a hang or a size that escaped the budget.
+	robustRunLimit = 2 * time.Second
+	// robustPerVersion bounds the configurations of one (op, version); older
+	// versions of an op get a third of it, as they mostly share its code.
+	robustPerVersion = 500
+)
+
+// robustDomains are the domains swept: all those package ops registers in.
+var robustDomains = []string{"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"}
+
+// TestRobustness sweeps all ops but those of ops/resample, which run in
+// TestRobustnessResample so that their owner can skip them
+// (GORT_SKIP_RESAMPLE_ROBUSTNESS=1) while that package is being finished.
+func TestRobustness(t *testing.T) {
+	resample := resampleOps(t)
+	sweep(t, func(domain, name string) bool { return !(domain == "" && resample[name]) })
+}
+
+func TestRobustnessResample(t *testing.T) {
+	if os.Getenv("GORT_SKIP_RESAMPLE_ROBUSTNESS") != "" {
+		t.Skip("GORT_SKIP_RESAMPLE_ROBUSTNESS is set")
+	}
+	resample := resampleOps(t)
+	sweep(t, func(domain, name string) bool { return domain == "" && resample[name] })
+}
+
+// resampleOps lists the ops ops/resample registers, read from its source
+// (the registry does not record which package registered an op).
+func resampleOps(t *testing.T) map[string]bool {
+	files, err := filepath.Glob("resample/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("cannot list ops/resample: %v", err)
+	}
+	re := regexp.MustCompile(`op\.Register\("(\w+)"`)
+	out := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			out[string(m[1])] = true
+		}
+	}
+	return out
+}
+
+// failure is one defect found by the sweep: the op (label), the
+// configuration that shows it, and what went wrong.
+type failure struct{ label, config, detail string }
+
+// stackSite finds the first frame in package ops of a recovered panic's
+// stack, which is where the fix goes.
+var stackSite = regexp.MustCompile(`/ops/[\w/]+\.go:\d+`)
+
+// summary is the first line of a failure's detail plus the ops frame the
+// panic came from, if any: failures with the same summary are one defect.
+func (f failure) summary() string {
+	s := firstLine(f.detail)
+	if m := stackSite.FindString(f.detail); m != "" {
+		s += " at " + m
+	}
+	return s
+}
+
+func sweep(t *testing.T, include func(domain, name string) bool) {
+	start := time.Now()
+	outcomes = map[string]int{}
+	runs := 0
+	var fails []failure
+	seen := map[string]bool{}
+	for _, domain := range robustDomains {
+		for _, name := range op.Default.Ops(domain) {
+			if !include(domain, name) {
+				continue
+			}
+			versions := op.Default.Versions(domain, name)
+			for i, v := range versions {
+				budget := robustPerVersion
+				if i < len(versions)-1 {
+					budget /= 3
+				}
+				n, fs := sweepOp(domain, name, v, budget)
+				runs += n
+				for _, f := range fs {
+					key := f.label + "|" + f.summary()
+					if !seen[key] {
+						seen[key] = true
+						fails = append(fails, f)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d configurations in %v; outcomes %v", runs, time.Since(start).Round(time.Millisecond), outcomes)
+	perOp := map[string]int{}
+	for _, f := range fails {
+		perOp[f.label]++
+		if perOp[f.label] > 3 {
+			continue
+		}
+		t.Errorf("%s: %s\n\twith %s", f.label, trim(f.summary(), 400), f.config)
+	}
+	t.Logf("%d distinct failures in %d op versions", len(fails), len(perOp))
+}
+
+// sweepOp runs up to budget configurations of one op version and returns
+// how many ran and the failures.
+func sweepOp(domain, name string, version, budget int) (int, []failure) {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d", domain, name, version)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
+	g := &gen{rng: rng}
+	label := name + "-" + fmt.Sprint(version)
+	if domain != "" {
+		label = domain + "." + label
+	}
+
+	var fails []failure
+	relevant, probeFails := relevantAttrs(domain, name, version)
+	for _, f := range probeFails {
+		f.label = label
+		fails = append(fails, f)
+	}
+
+	// Attribute variants: none, every relevant one at a good value, and
+	// then each relevant attribute at each of its test values on top of
+	// the good ones (so that a required attribute does not hide the rest).
+	good := map[string]*pb.AttributeProto{}
+	for _, ra := range relevant {
+		good[ra.name] = attrValues(ra)[0]
+	}
+	variants := [][]*pb.AttributeProto{nil, mapAttrs(good, "", nil)}
+	for _, ra := range relevant {
+		for _, a := range attrValues(ra)[1:] {
+			variants = append(variants, mapAttrs(good, ra.name, a))
+		}
+	}
+
+	// The first two variants get most of the budget: they reach the
+	// kernels most often. The others get a few input sets each.
+	perVariant := make([]int, len(variants))
+	rest := budget
+	if len(variants) > 2 {
+		each := max(2, budget/2/(len(variants)-2))
+		for i := 2; i < len(variants); i++ {
+			perVariant[i] = each
+			rest -= each
+		}
+	}
+	perVariant[0] = max(rest/2, 8)
+	perVariant[1] = max(rest-rest/2, 8)
+	if len(relevant) == 0 {
+		perVariant[0] = budget
+		perVariant[1] = 0
+	}
+
+	runs := 0
+	for vi, attrs := range variants {
+		for k := 0; k < perVariant[vi]; k++ {
+			c := g.config(k)
+			c.attrs = attrs
+			runs++
+			if f := runConfig(domain, name, version, c); f != "" {
+				fails = append(fails, failure{label, c.describe(), f})
+			}
+		}
+	}
+	return runs, fails
+}
+
+// config is one node to run: its inputs (nil for an omitted one), the
+// number of outputs it lists, and its attributes.
+type config struct {
+	inputs []*tensor.Tensor
+	nOut   int
+	attrs  []*pb.AttributeProto
+}
+
+func (c config) describe() string {
+	var ins []string
+	for _, in := range c.inputs {
+		if in == nil {
+			ins = append(ins, "-")
+			continue
+		}
+		ins = append(ins, fmt.Sprintf("%s%v", in.DType(), in.Shape()))
+	}
+	var as []string
+	for _, a := range c.attrs {
+		as = append(as, attrString(a))
+	}
+	return fmt.Sprintf("inputs (%s) outputs %d attrs {%s}", strings.Join(ins, ", "), c.nOut, strings.Join(as, ", "))
+}
+
+func attrString(a *pb.AttributeProto) string {
+	switch a.GetType() {
+	case pb.AttributeProto_INT:
+		return fmt.Sprintf("%s=%d", a.GetName(), a.GetI())
+	case pb.AttributeProto_INTS:
+		return fmt.Sprintf("%s=%v", a.GetName(), a.GetInts())
+	case pb.AttributeProto_FLOAT:
+		return fmt.Sprintf("%s=%g", a.GetName(), a.GetF())
+	case pb.AttributeProto_FLOATS:
+		return fmt.Sprintf("%s=%v", a.GetName(), a.GetFloats())
+	case pb.AttributeProto_STRING:
+		return fmt.Sprintf("%s=%q", a.GetName(), a.GetS())
+	case pb.AttributeProto_STRINGS:
+		return fmt.Sprintf("%s=%q", a.GetName(), a.GetStrings())
+	case pb.AttributeProto_TENSOR:
+		return fmt.Sprintf("%s=tensor(%v %v)", a.GetName(), tensor.DType(a.GetT().GetDataType()), a.GetT().GetDims())
+	}
+	return a.GetName() + "=" + a.GetType().String()
+}
+
+// runConfig builds and runs one configuration and returns what is wrong
+// with the outcome ("" when nothing is).
+func runConfig(domain, name string, version int, c config) string {
+	data, feeds, outs := buildModel(domain, name, version, c)
+	type result struct {
+		err      error
+		panicked any
+	}
+	done := make(chan result, 1)
+	t0 := time.Now()
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.panicked = p
+			}
+			done <- r
+		}()
+		s, err := runtime.Load(data, &runtime.Options{MaxTensorBytes: robustMaxBytes})
+		if err != nil {
+			r.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), robustRunLimit)
+		defer cancel()
+		_, r.err = s.Run(ctx, feeds, outs...)
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(5 * robustRunLimit):
+		// The goroutine is left behind: a kernel that ignores cancellation
+		// cannot be stopped, and the sweep must go on.
+		return fmt.Sprintf("still running after %v", 5*robustRunLimit)
+	}
+	if r.panicked != nil {
+		return fmt.Sprintf("panic escaped the API: %v", r.panicked)
+	}
+	if d := time.Since(t0); d > robustRunLimit {
+		return fmt.Sprintf("took %v (error: %v)", d.Round(time.Millisecond), r.err)
+	}
+	if r.err == nil {
+		outcomes["ok"]++
+		return ""
+	}
+	outcomes[string(errs.CodeOf(r.err))]++
+	var e *errs.Error
+	if !errors.As(r.err, &e) || e.Code == "" {
+		return fmt.Sprintf("error is not a coded *errs.Error: %v", r.err)
+	}
+	switch {
+	case e.Code == errs.Internal:
+		return r.err.Error()
+	case e.Code == errs.BadModel && strings.Contains(e.Msg, "failed: "):
+		// buildKernel recovered a panic in a builder: an opaque message.
+		return "builder panicked: " + r.err.Error()
+	}
+	return ""
+}
+
+// outcomes counts the results of the sweep by error code ("ok": no error),
+// to show how many configurations reached a kernel and ran through.
+var outcomes = map[string]int{}
+
+// buildModel returns the serialized one-node model, its feeds and its outputs.
+func buildModel(domain, name string, version int, c config) ([]byte, map[string]tensor.Value, []string) {
+	g := &pb.GraphProto{Name: "robust"}
+	feeds := map[string]tensor.Value{}
+	var inNames []string
+	for i, in := range c.inputs {
+		if in == nil {
+			inNames = append(inNames, "")
+			continue
+		}
+		nm := fmt.Sprintf("x%d", i)
+		inNames = append(inNames, nm)
+		g.Input = append(g.Input, &pb.ValueInfoProto{Name: nm, Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
+			TensorType: &pb.TypeProto_Tensor{ElemType: int32(in.DType())}}}})
+		feeds[nm] = in
+	}
+	var outNames []string
+	for i := 0; i < c.nOut; i++ {
+		nm := fmt.Sprintf("y%d", i)
+		outNames = append(outNames, nm)
+		// No type: the output may be a tensor of any dtype or a sequence.
+		g.Output = append(g.Output, &pb.ValueInfoProto{Name: nm})
+	}
+	g.Node = []*pb.NodeProto{{Name: "n", OpType: name, Domain: domain, Input: inNames, Output: outNames, Attribute: c.attrs}}
+	opsets := []*pb.OperatorSetIdProto{{Domain: "", Version: int64(version)}}
+	if domain != "" {
+		opsets = []*pb.OperatorSetIdProto{{Domain: "", Version: 21}, {Domain: domain, Version: int64(version)}}
+	}
+	m := &pb.ModelProto{IrVersion: 10, OpsetImport: opsets, Graph: g}
+	data, err := proto.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return data, feeds, outNames
+}
+
+// gen makes pseudo-random inputs.
+type gen struct{ rng *rand.Rand }
+
+var (
+	robustShapes = [][]int{{}, {0}, {1}, {3}, {2, 3}, {3, 2}, {2, 0}, {1, 2, 3}, {2, 3, 4}, {1, 1, 4, 4}, {2, 3, 4, 5}, {2, 3, 0, 2}, {1, 2, 3, 2, 2}}
+	// robustDTypes is weighted towards the common types.
+	robustDTypes = []tensor.DType{tensor.Float, tensor.Float, tensor.Float, tensor.Int64, tensor.Int64, tensor.Bool,
+		tensor.Float16, tensor.String, tensor.Int32, tensor.Uint8, tensor.Double}
+)
+
+func (g *gen) pick(n int) int { return g.rng.IntN(n) }
+
+func (g *gen) shape() []int { return robustShapes[g.pick(len(robustShapes))] }
+
+func (g *gen) dtype() tensor.DType { return robustDTypes[g.pick(len(robustDTypes))] }
+
+// config returns the k-th input set; the kinds rotate so that every budget
+// sees each of them.
+func (g *gen) config(k int) config {
+	c := config{nOut: 1}
+	if g.pick(6) == 0 {
+		c.nOut = 1 + g.pick(4)
+	}
+	n := []int{0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 10}[g.pick(12)]
+	switch k % 5 {
+	case 0: // all alike: the likeliest to pass validation and reach the kernel.
+		dt, sh := g.dtype(), g.shape()
+		if g.pick(2) == 0 {
+			dt = tensor.Float
+		}
+		for i := 0; i < n; i++ {
+			c.inputs = append(c.inputs, g.tensor(dt, sh))
+		}
+	case 1: // a data input, then small int64 vectors (shapes, axes, indices, k).
+		c.inputs = append(c.inputs, g.tensor(tensor.Float, g.shape()))
+		for i := 1; i < n; i++ {
+			sh := []int{1 + g.pick(4)}
+			if g.pick(4) == 0 {
+				sh = []int{}
+			}
+			c.inputs = append(c.inputs, g.tensor(tensor.Int64, sh))
+		}
+	case 2: // float inputs of one rank-4 shape family with some omitted.
+		for i := 0; i < n; i++ {
+			if i > 0 && g.pick(3) == 0 {
+				c.inputs = append(c.inputs, nil)
+				continue
+			}
+			c.inputs = append(c.inputs, g.tensor(tensor.Float, robustShapes[8+g.pick(4)]))
+		}
+	default: // anything.
+		for i := 0; i < n; i++ {
+			if i > 0 && g.pick(5) == 0 {
+				c.inputs = append(c.inputs, nil)
+				continue
+			}
+			c.inputs = append(c.inputs, g.tensor(g.dtype(), g.shape()))
+		}
+	}
+	return c
+}
+
+// robustInts are the integer values inputs hold: mostly small (valid
+// indices, sizes and axes), sometimes out of range or extreme.
+var robustInts = []int64{0, 1, 1, 2, 2, 3, -1, -2, 0, 1, 2, 4, 5, 7, 100, -100, 1 << 20, math.MaxInt64, math.MinInt64}
+
+func (g *gen) tensor(dt tensor.DType, shape []int) *tensor.Tensor {
+	t := tensor.New(dt, shape...)
+	switch d := t.Data().(type) {
+	case []float32:
+		for i := range d {
+			d[i] = g.float()
+		}
+	case []float64:
+		for i := range d {
+			d[i] = float64(g.float())
+		}
+	case []int64:
+		for i := range d {
+			d[i] = robustInts[g.pick(len(robustInts))]
+		}
+	case []int32:
+		for i := range d {
+			d[i] = int32(robustInts[g.pick(12)])
+		}
+	case []uint8:
+		for i := range d {
+			d[i] = uint8(g.pick(256))
+		}
+	case []bool:
+		for i := range d {
+			d[i] = g.pick(2) == 0
+		}
+	case []string:
+		words := []string{"", "a", "Hello", "world x", "ÄÖ"}
+		for i := range d {
+			d[i] = words[g.pick(len(words))]
+		}
+	}
+	return t
+}
+
+func (g *gen) float() float32 {
+	switch g.pick(40) {
+	case 0:
+		return float32(math.NaN())
+	case 1:
+		return float32(math.Inf(1))
+	case 2:
+		return float32(math.Inf(-1))
+	case 3:
+		return 0
+	}
+	return float32(g.rng.Float64()*6 - 3)
+}
+
+// relevantAttr is an attribute an op reads, with the type it expects.
+type relevantAttr struct {
+	name string
+	typ  pb.AttributeProto_AttributeType
+}
+
+// robustAttrNames are the attribute names probed; every name some op in
+// package ops reads is worth listing here.
+var robustAttrNames = []string{
+	"axis", "axes", "mode", "alpha", "beta", "epsilon", "dtype", "scale", "kernel_shape", "keepdims", "value",
+	"reduction", "direction", "strides", "shape", "pads", "dilations", "to", "stash_type", "saturate", "reverse",
+	"p", "output_dtype", "onesided", "k", "group", "exclusive", "block_size", "blocksize", "align_corners", "bias",
+	"auto_pad", "starts", "ends", "split", "perm", "output_shape", "output_padding", "transA", "transB",
+	"training_mode", "time_axis", "batch_axis", "storage_order", "start", "end", "sorted", "size",
+	"select_last_index", "sample_size", "num_scan_inputs", "num_outputs", "num_heads", "num_groups",
+	"noop_with_empty_axes", "new_axis", "layout", "largest", "is_causal", "hidden_size", "batch_dims",
+	"ceil_mode", "count_include_pad", "upper", "center_point_box", "allowzero", "fmod", "chunk_size",
+	"q_num_heads", "kv_num_heads", "rotary_embedding_dim", "interleaved", "softcap", "sampling_ratio",
+	"output_height", "output_width", "spatial_scale", "min_gram_length", "max_gram_length", "max_skip_count",
+	"ngram_counts", "ngram_indexes", "pool_int64s", "equation", "activations", "linear_before_reset",
+	"input_forget", "clip", "lambd", "ratio", "seed", "high", "low", "mean", "threshold", "inverse",
+	"detect_negative", "detect_positive", "nearest_mode", "coordinate_transformation_mode", "cubic_coeff_a",
+	"exclude_outside", "extrapolation_value", "antialias", "keep_aspect_ratio_policy", "padding_mode",
+	"periodic", "output_datatype", "precision", "qk_matmul_output_mode", "left_window_size",
+	"right_window_size", "offset_group", "ignore_index", "value_float", "value_int", "value_ints",
+	"value_floats", "value_string", "value_strings", "default_int64", "default_float", "default_string",
+	"delimiter", "maxsplit", "pattern", "case_change_action", "stopwords", "is_case_sensitive", "weights",
+	"activation", "approximate", "round_mode", "update_rule", "norm_coefficient", "decay_factor",
+	"post_transform", "aggregate_function", "n_targets", "tree_roots", "leaf_targetids", "leaf_weights",
+	"nodes_featureids", "nodes_modes", "nodes_splits", "nodes_truenodeids", "nodes_falsenodeids",
+	"nodes_trueleafs", "nodes_falseleafs", "membership_values", "classes_strings", "default_tensor",
+	"scales", "activation_alpha", "activation_beta", "gamma", "momentum", "spatial",
+}
+
+var expectedType = regexp.MustCompile(`attribute (\w+) is \w+, expected (\w+)`)
+
+// relevantAttrs finds the attributes the op's builder reads by giving each
+// probed name a type no op expects: a builder that reads it fails with
+// "attribute NAME is ..., expected TYPE". It also reports builders that
+// panic on the probe.
+func relevantAttrs(domain, name string, version int) ([]relevantAttr, []failure) {
+	res := op.Default.Resolve(domain, name, version)
+	if res.Builder == nil {
+		return nil, nil
+	}
+	var out []relevantAttr
+	var fails []failure
+	for _, an := range robustAttrNames {
+		n := &op.Node{Name: "n", OpType: name, Domain: domain, Inputs: []string{"x0", "x1", "x2"}, Outputs: []string{"y0"},
+			Version: res.Version, Opset: version, MaxBytes: robustMaxBytes,
+			Attrs: map[string]*pb.AttributeProto{an: {Name: an, Type: pb.AttributeProto_TYPE_PROTOS}}}
+		err := func() (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					fails = append(fails, failure{config: "builder probe with attribute " + an + " of type TYPE_PROTOS",
+						detail: fmt.Sprintf("builder panicked: %v\n%s", p, debug.Stack())})
+				}
+			}()
+			_, err = res.Builder(n)
+			return err
+		}()
+		if err == nil {
+			continue
+		}
+		if m := expectedType.FindStringSubmatch(err.Error()); m != nil && m[1] == an {
+			if t, ok := pb.AttributeProto_AttributeType_value[m[2]]; ok {
+				out = append(out, relevantAttr{an, pb.AttributeProto_AttributeType(t)})
+			}
+		}
+	}
+	return out, fails
+}
+
+// attrValues lists the values tried for an attribute; the first is meant
+// to be a good one.
+func attrValues(ra relevantAttr) []*pb.AttributeProto {
+	i := func(v int64) *pb.AttributeProto { return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_INT, I: v} }
+	is := func(v ...int64) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_INTS, Ints: v}
+	}
+	f := func(v float32) *pb.AttributeProto { return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_FLOAT, F: v} }
+	fs := func(v ...float32) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_FLOATS, Floats: v}
+	}
+	s := func(v string) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_STRING, S: []byte(v)}
+	}
+	ss := func(v ...string) *pb.AttributeProto {
+		a := &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_STRINGS}
+		for _, x := range v {
+			a.Strings = append(a.Strings, []byte(x))
+		}
+		return a
+	}
+	tn := func(t *tensor.Tensor) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_TENSOR, T: protoconv.Proto("", t)}
+	}
+	switch ra.typ {
+	case pb.AttributeProto_INT:
+		first := int64(1)
+		switch ra.name {
+		case "axis", "batch_dims", "batch_axis", "time_axis", "new_axis", "exclusive", "reverse", "keepdims",
+			"center_point_box", "storage_order", "select_last_index", "layout", "start":
+			first = 0
+		case "to", "dtype", "output_dtype", "output_datatype":
+			first = int64(tensor.Float)
+		case "hidden_size", "num_heads", "q_num_heads", "kv_num_heads", "num_groups", "blocksize", "block_size":
+			first = 2
+		}
+		return []*pb.AttributeProto{i(first), i(0), i(-1), i(2), i(100), i(-100), i(1 << 40), i(math.MinInt64)}
+	case pb.AttributeProto_INTS:
+		first := []int64{2, 2}
+		switch ra.name {
+		case "axes":
+			first = []int64{0}
+		case "perm":
+			first = []int64{1, 0}
+		case "pads":
+			first = []int64{0, 0, 0, 0}
+		case "strides", "dilations":
+			first = []int64{1, 1}
+		}
+		return []*pb.AttributeProto{is(first...), is(), is(0), is(-1, -1), is(0, 0), is(100, -100), is(1, 1, 1, 1, 1, 1, 1, 1),
+			is(1<<40, 1), is(-1, -1, -1, -1), is(1, 0, 5)}
+	case pb.AttributeProto_FLOAT:
+		return []*pb.AttributeProto{f(0.5), f(0), f(-1), f(float32(math.NaN())), f(float32(math.Inf(1))), f(1e30)}
+	case pb.AttributeProto_FLOATS:
+		return []*pb.AttributeProto{fs(1, 1), fs(), fs(float32(math.NaN())), fs(-1, 0, 1, 2, 3)}
+	case pb.AttributeProto_STRING:
+		return []*pb.AttributeProto{s(""), s("bogus"), s("SAME_UPPER"), s("VALID")}
+	case pb.AttributeProto_STRINGS:
+		return []*pb.AttributeProto{ss("a", "b"), ss(), ss("")}
+	case pb.AttributeProto_TENSOR:
+		return []*pb.AttributeProto{tn(tensor.Of([]int{1}, []float32{1})), tn(tensor.New(tensor.Float, 0)),
+			tn(tensor.Scalar[int64](3)), tn(tensor.New(tensor.String, 2, 0)), tn(tensor.Of([]int{2, 1}, []bool{true, false}))}
+	}
+	return []*pb.AttributeProto{{Name: ra.name, Type: ra.typ}}
+}
+
+// mapAttrs returns the attributes of m (sorted by name) with the one named
+// override replaced by a.
+func mapAttrs(m map[string]*pb.AttributeProto, override string, a *pb.AttributeProto) []*pb.AttributeProto {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []*pb.AttributeProto
+	for _, k := range names {
+		if k == override {
+			out = append(out, a)
+		} else {
+			out = append(out, m[k])
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
