@@ -4,6 +4,7 @@ import (
 	_ "github.com/gort-dev/gort/ops/attention"
 	_ "github.com/gort-dev/gort/ops/control"
 	_ "github.com/gort-dev/gort/ops/elementwise"
+	_ "github.com/gort-dev/gort/ops/image"
 	_ "github.com/gort-dev/gort/ops/kvcache"
 	_ "github.com/gort-dev/gort/ops/loss"
 	_ "github.com/gort-dev/gort/ops/ml"

@@ -43,8 +43,11 @@ const (
 	robustRunLimit = 2 * time.Second
 	// robustPerVersion bounds the configurations of one (op, version); older
 	// versions of an op get a third of it, as they mostly share its code.
-	robustPerVersion = 500
+	robustPerVersion = 1200
 )
+
+// robustTrace (GORT_ROBUST_TRACE=1) prints each configuration before it runs.
+var robustTrace = os.Getenv("GORT_ROBUST_TRACE") != ""
 
 // robustDomains are the domains swept: all those package ops registers in.
 var robustDomains = []string{"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"}
@@ -107,7 +110,14 @@ func (f failure) summary() string {
 	return s
 }
 
+// sweep runs the configurations of the ops include accepts. GORT_ROBUST_OPS,
+// a regular expression, narrows the sweep to matching op types (to
+// reproduce one op's failures).
 func sweep(t *testing.T, include func(domain, name string) bool) {
+	var only *regexp.Regexp
+	if p := os.Getenv("GORT_ROBUST_OPS"); p != "" {
+		only = regexp.MustCompile(p)
+	}
 	start := time.Now()
 	outcomes = map[string]int{}
 	runs := 0
@@ -115,7 +125,7 @@ func sweep(t *testing.T, include func(domain, name string) bool) {
 	seen := map[string]bool{}
 	for _, domain := range robustDomains {
 		for _, name := range op.Default.Ops(domain) {
-			if !include(domain, name) {
+			if !include(domain, name) || (only != nil && !only.MatchString(name)) {
 				continue
 			}
 			versions := op.Default.Versions(domain, name)
@@ -205,6 +215,11 @@ func sweepOp(domain, name string, version, budget int) (int, []failure) {
 			c := g.config(k)
 			c.attrs = attrs
 			runs++
+			if robustTrace {
+				// A fatal error (out of memory) kills the test binary
+				// without a report; this names the configuration.
+				fmt.Fprintf(os.Stderr, "robust: %s %s\n", label, c.describe())
+			}
 			if f := runConfig(domain, name, version, c); f != "" {
 				fails = append(fails, failure{label, c.describe(), f})
 			}
@@ -381,7 +396,7 @@ func (g *gen) config(k int) config {
 		c.nOut = 1 + g.pick(4)
 	}
 	n := []int{0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 10}[g.pick(12)]
-	switch k % 5 {
+	switch k % 6 {
 	case 0: // all alike: the likeliest to pass validation and reach the kernel.
 		dt, sh := g.dtype(), g.shape()
 		if g.pick(2) == 0 {
@@ -406,6 +421,15 @@ func (g *gen) config(k int) config {
 				continue
 			}
 			c.inputs = append(c.inputs, g.tensor(tensor.Float, robustShapes[8+g.pick(4)]))
+		}
+	case 3: // a data input, then small float vectors (scales, roi, bias), some omitted.
+		c.inputs = append(c.inputs, g.tensor(tensor.Float, g.shape()))
+		for i := 1; i < n; i++ {
+			if g.pick(3) == 0 {
+				c.inputs = append(c.inputs, nil)
+				continue
+			}
+			c.inputs = append(c.inputs, g.tensor(tensor.Float, []int{g.pick(5)}))
 		}
 	default: // anything.
 		for i := 0; i < n; i++ {

@@ -279,21 +279,6 @@ func fromImage(ctx *op.Context, img image.Image) (*raster, error) {
 	return r, nil
 }
 
-// ycbcrToRGB converts with the standard library's (nearest-neighbour chroma)
-// conversion.
-func ycbcrToRGB(m *image.YCbCr, dst []uint8) {
-	bd := m.Rect
-	w := bd.Dx()
-	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
-			yi, ci := m.YOffset(x, y), m.COffset(x, y)
-			rr, gg, bb := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
-			o := ((y-bd.Min.Y)*w + (x - bd.Min.X)) * 3
-			dst[o], dst[o+1], dst[o+2] = rr, gg, bb
-		}
-	}
-}
-
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }

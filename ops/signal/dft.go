@@ -86,6 +86,11 @@ func buildDFT(n *op.Node) (any, error) {
 		outer := opsutil.Product(sh[:ax])
 		inner := opsutil.Product(sh[ax+1 : r-1])
 		res := make([]float64, out.Len())
+		// The work buffers hold length complex128 values each: a huge
+		// dft_length must be refused like a huge output.
+		if _, err := ctx.CheckShape(tensor.Complex128, []int{3, length}); err != nil {
+			return nil, err
+		}
 		tw := twiddles(length)
 		sig := make([]complex128, length)
 		spec := make([]complex128, length)
@@ -151,21 +156,24 @@ func twiddles(n int) []complex128 {
 // dft computes the forward (or, scaled by 1/n, the inverse) transform of x
 // into y. Signals in the conformance suite and in audio front ends are short
 // (frames of a few hundred samples), so the direct O(n²) sum is adequate.
+// Zero samples are skipped: a short signal zero-padded to a long dft_length
+// then costs n·(its length), not n².
 func dft(y, x, tw []complex128, inverse bool) {
 	n := len(x)
+	var nz []int
+	for j, v := range x {
+		if v != 0 {
+			nz = append(nz, j)
+		}
+	}
 	for k := 0; k < n; k++ {
 		var acc complex128
-		idx := 0
-		for j := 0; j < n; j++ {
-			w := tw[idx]
+		for _, j := range nz {
+			w := tw[j*k%n]
 			if inverse {
 				w = complex(real(w), -imag(w))
 			}
 			acc += x[j] * w
-			idx += k
-			if idx >= n {
-				idx -= n
-			}
 		}
 		if inverse {
 			acc /= complex(float64(n), 0)

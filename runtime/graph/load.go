@@ -424,6 +424,12 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer *
 		return n, nil
 	}
 	n.Version = res.Version
+	for i, req := range op.SpecRequiredInputs(domain, p.GetOpType(), res.Version) {
+		if req != "" && (i >= len(n.Inputs) || n.Inputs[i] == "") {
+			return nil, errs.New(errs.BadModel, "%s-%d requires input %d (%s); the node lists %d inputs %q",
+				p.GetOpType(), res.Version, i, req, len(n.Inputs), n.Inputs).WithNode(name)
+		}
+	}
 	k, err := buildKernel(res.Builder, &n.Node)
 	if err != nil {
 		return nil, errs.AtNode(err, name)

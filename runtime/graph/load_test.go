@@ -202,7 +202,8 @@ func TestVersionResolution(t *testing.T) {
 		m := tm.New(c.opset)
 		m.Opset("com.example.unused", 3) // imported but unused: tolerated
 		m.Input("x", tensor.Float, 2)
-		named(m.Graph, "the_node", c.opType, []string{"x", "x"}, []string{"y"})
+		// Three inputs: Resize-11 requires roi and scales.
+		named(m.Graph, "the_node", c.opType, []string{"x", "x", "x"}, []string{"y"})
 		m.Output("y", tensor.Float, 2)
 		g, err := load(t, m)
 		if err != nil {

@@ -17,3 +17,11 @@ func SpecOps(domain string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SpecRequiredInputs names the input slots of an op version up to its last
+// required one ("" for an optional slot before it), from the ONNX spec; nil
+// when none is required or the spec does not know the op. The loader checks
+// them so that kernels may index their required inputs without a check.
+func SpecRequiredInputs(domain, opType string, version int) []string {
+	return specRequired[CanonicalDomain(domain)][opType][version]
+}

@@ -240,3 +240,1014 @@ var specVersions = map[string]map[string][]int{
 		"Momentum": []int{1},
 	},
 }
+
+// specRequired lists, per op version, the names of its input slots up to the
+// last required one ("" for an optional slot before it); absent when none is required.
+var specRequired = map[string]map[string]map[int][]string{
+	"": {
+		"Abs": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"Acos": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Acosh": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Add": {
+			1:  []string{"A", "B"},
+			6:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			13: []string{"A", "B"},
+			14: []string{"A", "B"},
+		},
+		"AffineGrid": {
+			20: []string{"theta", "size"},
+		},
+		"And": {
+			1: []string{"A", "B"},
+			7: []string{"A", "B"},
+		},
+		"ArgMax": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			12: []string{"data"},
+			13: []string{"data"},
+		},
+		"ArgMin": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			12: []string{"data"},
+			13: []string{"data"},
+		},
+		"Asin": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Asinh": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Atan": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Atanh": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Attention": {
+			23: []string{"Q", "K", "V"},
+			24: []string{"Q", "K", "V"},
+			25: []string{"Q", "K", "V"},
+		},
+		"AveragePool": {
+			1:  []string{"X"},
+			7:  []string{"X"},
+			10: []string{"X"},
+			11: []string{"X"},
+			19: []string{"X"},
+			22: []string{"X"},
+		},
+		"BatchNormalization": {
+			1:  []string{"X", "scale", "B", "mean", "var"},
+			6:  []string{"X", "scale", "B", "mean", "var"},
+			7:  []string{"X", "scale", "B", "mean", "var"},
+			9:  []string{"X", "scale", "B", "mean", "var"},
+			14: []string{"X", "scale", "B", "input_mean", "input_var"},
+			15: []string{"X", "scale", "B", "input_mean", "input_var"},
+		},
+		"Bernoulli": {
+			15: []string{"input"},
+			22: []string{"input"},
+		},
+		"BitCast": {
+			26: []string{"input"},
+		},
+		"BitShift": {
+			11: []string{"X", "Y"},
+		},
+		"BitwiseAnd": {
+			18: []string{"A", "B"},
+		},
+		"BitwiseNot": {
+			18: []string{"X"},
+		},
+		"BitwiseOr": {
+			18: []string{"A", "B"},
+		},
+		"BitwiseXor": {
+			18: []string{"A", "B"},
+		},
+		"BlackmanWindow": {
+			17: []string{"size"},
+		},
+		"Cast": {
+			1:  []string{"input"},
+			6:  []string{"input"},
+			9:  []string{"input"},
+			13: []string{"input"},
+			19: []string{"input"},
+			21: []string{"input"},
+			23: []string{"input"},
+			24: []string{"input"},
+			25: []string{"input"},
+		},
+		"CastLike": {
+			15: []string{"input", "target_type"},
+			19: []string{"input", "target_type"},
+			21: []string{"input", "target_type"},
+			23: []string{"input", "target_type"},
+			24: []string{"input", "target_type"},
+			25: []string{"input", "target_type"},
+		},
+		"CausalConvWithState": {
+			27: []string{"input", "weight"},
+		},
+		"Ceil": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"Celu": {
+			12: []string{"X"},
+			28: []string{"X"},
+		},
+		"CenterCropPad": {
+			18: []string{"input_data", "shape"},
+		},
+		"Clip": {
+			1:  []string{"input"},
+			6:  []string{"input"},
+			11: []string{"input"},
+			12: []string{"input"},
+			13: []string{"input"},
+		},
+		"Col2Im": {
+			18: []string{"input", "image_shape", "block_shape"},
+		},
+		"Compress": {
+			9:  []string{"input", "condition"},
+			11: []string{"input", "condition"},
+		},
+		"ConcatFromSequence": {
+			11: []string{"input_sequence"},
+		},
+		"ConstantOfShape": {
+			9:  []string{"input"},
+			20: []string{"input"},
+			21: []string{"input"},
+			23: []string{"input"},
+			24: []string{"input"},
+			25: []string{"input"},
+		},
+		"Conv": {
+			1:  []string{"X", "W"},
+			11: []string{"X", "W"},
+			22: []string{"X", "W"},
+		},
+		"ConvInteger": {
+			10: []string{"x", "w"},
+		},
+		"ConvTranspose": {
+			1:  []string{"X", "W"},
+			11: []string{"X", "W"},
+			22: []string{"X", "W"},
+		},
+		"Cos": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Cosh": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"CumProd": {
+			26: []string{"x", "axis"},
+		},
+		"CumSum": {
+			11: []string{"x", "axis"},
+			14: []string{"x", "axis"},
+		},
+		"DFT": {
+			17: []string{"input"},
+			20: []string{"input"},
+		},
+		"DeformConv": {
+			19: []string{"X", "W", "offset"},
+			22: []string{"X", "W", "offset"},
+		},
+		"DepthToSpace": {
+			1:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+		},
+		"DequantizeLinear": {
+			10: []string{"x", "x_scale"},
+			13: []string{"x", "x_scale"},
+			19: []string{"x", "x_scale"},
+			21: []string{"x", "x_scale"},
+			23: []string{"x", "x_scale"},
+			24: []string{"x", "x_scale"},
+			25: []string{"x", "x_scale"},
+		},
+		"Det": {
+			11: []string{"X"},
+			22: []string{"X"},
+		},
+		"Div": {
+			1:  []string{"A", "B"},
+			6:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			13: []string{"A", "B"},
+			14: []string{"A", "B"},
+		},
+		"Dropout": {
+			1:  []string{"data"},
+			6:  []string{"data"},
+			7:  []string{"data"},
+			10: []string{"data"},
+			12: []string{"data"},
+			13: []string{"data"},
+			22: []string{"data"},
+		},
+		"DynamicQuantizeLinear": {
+			11: []string{"x"},
+		},
+		"Elu": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			22: []string{"X"},
+		},
+		"Equal": {
+			1:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			11: []string{"A", "B"},
+			13: []string{"A", "B"},
+			19: []string{"A", "B"},
+		},
+		"Erf": {
+			9:  []string{"input"},
+			13: []string{"input"},
+		},
+		"Exp": {
+			1:  []string{"input"},
+			6:  []string{"input"},
+			13: []string{"input"},
+		},
+		"Expand": {
+			8:  []string{"input", "shape"},
+			13: []string{"input", "shape"},
+		},
+		"EyeLike": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Flatten": {
+			1:  []string{"input"},
+			9:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+			21: []string{"input"},
+			23: []string{"input"},
+			24: []string{"input"},
+			25: []string{"input"},
+		},
+		"Floor": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"GRU": {
+			1:  []string{"X", "W", "R"},
+			3:  []string{"X", "W", "R"},
+			7:  []string{"X", "W", "R"},
+			14: []string{"X", "W", "R"},
+			22: []string{"X", "W", "R"},
+		},
+		"Gather": {
+			1:  []string{"data", "indices"},
+			11: []string{"data", "indices"},
+			13: []string{"data", "indices"},
+		},
+		"GatherElements": {
+			11: []string{"data", "indices"},
+			13: []string{"data", "indices"},
+		},
+		"GatherND": {
+			11: []string{"data", "indices"},
+			12: []string{"data", "indices"},
+			13: []string{"data", "indices"},
+		},
+		"Gelu": {
+			20: []string{"X"},
+		},
+		"Gemm": {
+			1:  []string{"A", "B", "C"},
+			6:  []string{"A", "B", "C"},
+			7:  []string{"A", "B", "C"},
+			9:  []string{"A", "B", "C"},
+			11: []string{"A", "B"},
+			13: []string{"A", "B"},
+		},
+		"GlobalAveragePool": {
+			1:  []string{"X"},
+			22: []string{"X"},
+		},
+		"GlobalLpPool": {
+			1:  []string{"X"},
+			2:  []string{"X"},
+			22: []string{"X"},
+		},
+		"GlobalMaxPool": {
+			1:  []string{"X"},
+			22: []string{"X"},
+		},
+		"Greater": {
+			1:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			9:  []string{"A", "B"},
+			13: []string{"A", "B"},
+		},
+		"GreaterOrEqual": {
+			12: []string{"A", "B"},
+			16: []string{"A", "B"},
+		},
+		"GridSample": {
+			16: []string{"X", "grid"},
+			20: []string{"X", "grid"},
+			22: []string{"X", "grid"},
+		},
+		"GroupNormalization": {
+			21: []string{"X", "scale", "bias"},
+		},
+		"HammingWindow": {
+			17: []string{"size"},
+		},
+		"HannWindow": {
+			17: []string{"size"},
+		},
+		"HardSigmoid": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			22: []string{"X"},
+		},
+		"HardSwish": {
+			14: []string{"X"},
+			22: []string{"X"},
+		},
+		"Hardmax": {
+			1:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+		},
+		"Identity": {
+			1:  []string{"input"},
+			13: []string{"input"},
+			14: []string{"input"},
+			16: []string{"input"},
+			19: []string{"input"},
+			21: []string{"input"},
+			23: []string{"input"},
+			24: []string{"input"},
+			25: []string{"input"},
+		},
+		"If": {
+			1:  []string{"cond"},
+			11: []string{"cond"},
+			13: []string{"cond"},
+			16: []string{"cond"},
+			19: []string{"cond"},
+			21: []string{"cond"},
+			23: []string{"cond"},
+			24: []string{"cond"},
+			25: []string{"cond"},
+		},
+		"ImageDecoder": {
+			20: []string{"encoded_stream"},
+		},
+		"InstanceNormalization": {
+			1:  []string{"input", "scale", "B"},
+			6:  []string{"input", "scale", "B"},
+			22: []string{"input", "scale", "B"},
+		},
+		"IsInf": {
+			10: []string{"X"},
+			20: []string{"X"},
+		},
+		"IsNaN": {
+			9:  []string{"X"},
+			13: []string{"X"},
+			20: []string{"X"},
+		},
+		"LRN": {
+			1:  []string{"X"},
+			13: []string{"X"},
+		},
+		"LSTM": {
+			1:  []string{"X", "W", "R"},
+			7:  []string{"X", "W", "R"},
+			14: []string{"X", "W", "R"},
+			22: []string{"X", "W", "R"},
+		},
+		"LayerNormalization": {
+			17: []string{"X", "Scale"},
+		},
+		"LeakyRelu": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			16: []string{"X"},
+		},
+		"Less": {
+			1:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			9:  []string{"A", "B"},
+			13: []string{"A", "B"},
+		},
+		"LessOrEqual": {
+			12: []string{"A", "B"},
+			16: []string{"A", "B"},
+		},
+		"LinearAttention": {
+			27: []string{"query", "key", "value"},
+		},
+		"Log": {
+			1:  []string{"input"},
+			6:  []string{"input"},
+			13: []string{"input"},
+		},
+		"LogSoftmax": {
+			1:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+		},
+		"LpNormalization": {
+			1:  []string{"input"},
+			22: []string{"input"},
+		},
+		"LpPool": {
+			1:  []string{"X"},
+			2:  []string{"X"},
+			11: []string{"X"},
+			18: []string{"X"},
+			22: []string{"X"},
+		},
+		"MatMul": {
+			1:  []string{"A", "B"},
+			9:  []string{"A", "B"},
+			13: []string{"A", "B"},
+		},
+		"MatMulInteger": {
+			10: []string{"A", "B"},
+		},
+		"MaxPool": {
+			1:  []string{"X"},
+			8:  []string{"X"},
+			10: []string{"X"},
+			11: []string{"X"},
+			12: []string{"X"},
+			22: []string{"X"},
+		},
+		"MaxRoiPool": {
+			1:  []string{"X", "rois"},
+			22: []string{"X", "rois"},
+		},
+		"MaxUnpool": {
+			9:  []string{"X", "I"},
+			11: []string{"X", "I"},
+			22: []string{"X", "I"},
+		},
+		"MeanVarianceNormalization": {
+			9:  []string{"X"},
+			13: []string{"X"},
+		},
+		"MelWeightMatrix": {
+			17: []string{"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"},
+		},
+		"Mish": {
+			18: []string{"X"},
+			22: []string{"X"},
+		},
+		"Mod": {
+			10: []string{"A", "B"},
+			13: []string{"A", "B"},
+		},
+		"Mul": {
+			1:  []string{"A", "B"},
+			6:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			13: []string{"A", "B"},
+			14: []string{"A", "B"},
+		},
+		"Multinomial": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Neg": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"NegativeLogLikelihoodLoss": {
+			12: []string{"input", "target"},
+			13: []string{"input", "target"},
+			22: []string{"input", "target"},
+		},
+		"NonMaxSuppression": {
+			10: []string{"boxes", "scores"},
+			11: []string{"boxes", "scores"},
+		},
+		"NonZero": {
+			9:  []string{"X"},
+			13: []string{"X"},
+		},
+		"Not": {
+			1: []string{"X"},
+		},
+		"OneHot": {
+			9:  []string{"indices", "depth", "values"},
+			11: []string{"indices", "depth", "values"},
+		},
+		"OptionalGetElement": {
+			15: []string{"input"},
+			18: []string{"input"},
+		},
+		"OptionalHasElement": {
+			15: []string{"input"},
+		},
+		"Or": {
+			1: []string{"A", "B"},
+			7: []string{"A", "B"},
+		},
+		"PRelu": {
+			1:  []string{"X", "slope"},
+			6:  []string{"X", "slope"},
+			7:  []string{"X", "slope"},
+			9:  []string{"X", "slope"},
+			16: []string{"X", "slope"},
+		},
+		"Pad": {
+			1:  []string{"data"},
+			2:  []string{"data"},
+			11: []string{"data", "pads"},
+			13: []string{"data", "pads"},
+			18: []string{"data", "pads"},
+			19: []string{"data", "pads"},
+			21: []string{"data", "pads"},
+			23: []string{"data", "pads"},
+			24: []string{"data", "pads"},
+			25: []string{"data", "pads"},
+		},
+		"Pow": {
+			1:  []string{"X", "Y"},
+			7:  []string{"X", "Y"},
+			12: []string{"X", "Y"},
+			13: []string{"X", "Y"},
+			15: []string{"X", "Y"},
+		},
+		"QLinearConv": {
+			10: []string{"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"},
+		},
+		"QLinearMatMul": {
+			10: []string{"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
+			21: []string{"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
+		},
+		"QuantizeLinear": {
+			10: []string{"x", "y_scale"},
+			13: []string{"x", "y_scale"},
+			19: []string{"x", "y_scale"},
+			21: []string{"x", "y_scale"},
+			23: []string{"x", "y_scale"},
+			24: []string{"x", "y_scale"},
+			25: []string{"x", "y_scale"},
+		},
+		"RMSNormalization": {
+			23: []string{"X", "scale"},
+		},
+		"RNN": {
+			1:  []string{"X", "W", "R"},
+			7:  []string{"X", "W", "R"},
+			14: []string{"X", "W", "R"},
+			22: []string{"X", "W", "R"},
+		},
+		"RandomNormalLike": {
+			1:  []string{"input"},
+			22: []string{"input"},
+		},
+		"RandomUniformLike": {
+			1:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Range": {
+			11: []string{"start", "limit", "delta"},
+			27: []string{"start", "limit", "delta"},
+		},
+		"Reciprocal": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"ReduceL1": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceL2": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceLogSum": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceLogSumExp": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceMax": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			12: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+			20: []string{"data"},
+		},
+		"ReduceMean": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceMin": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			12: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+			20: []string{"data"},
+		},
+		"ReduceProd": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"ReduceSum": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+		},
+		"ReduceSumSquare": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			18: []string{"data"},
+		},
+		"RegexFullMatch": {
+			20: []string{"X"},
+		},
+		"Relu": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+			14: []string{"X"},
+		},
+		"Reshape": {
+			1:  []string{"data"},
+			5:  []string{"data", "shape"},
+			13: []string{"data", "shape"},
+			14: []string{"data", "shape"},
+			19: []string{"data", "shape"},
+			21: []string{"data", "shape"},
+			23: []string{"data", "shape"},
+			24: []string{"data", "shape"},
+			25: []string{"data", "shape"},
+		},
+		"Resize": {
+			10: []string{"X", "scales"},
+			11: []string{"X", "roi", "scales"},
+			13: []string{"X"},
+			18: []string{"X"},
+			19: []string{"X"},
+		},
+		"ReverseSequence": {
+			10: []string{"input", "sequence_lens"},
+		},
+		"RoiAlign": {
+			10: []string{"X", "rois", "batch_indices"},
+			16: []string{"X", "rois", "batch_indices"},
+			22: []string{"X", "rois", "batch_indices"},
+		},
+		"RotaryEmbedding": {
+			23: []string{"X", "cos_cache", "sin_cache"},
+		},
+		"Round": {
+			11: []string{"X"},
+			22: []string{"X"},
+		},
+		"STFT": {
+			17: []string{"signal", "frame_step"},
+		},
+		"Scatter": {
+			9: []string{"data", "indices", "updates"},
+		},
+		"ScatterElements": {
+			11: []string{"data", "indices", "updates"},
+			13: []string{"data", "indices", "updates"},
+			16: []string{"data", "indices", "updates"},
+			18: []string{"data", "indices", "updates"},
+		},
+		"ScatterND": {
+			11: []string{"data", "indices", "updates"},
+			13: []string{"data", "indices", "updates"},
+			16: []string{"data", "indices", "updates"},
+			18: []string{"data", "indices", "updates"},
+		},
+		"Selu": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			22: []string{"X"},
+		},
+		"SequenceAt": {
+			11: []string{"input_sequence", "position"},
+		},
+		"SequenceErase": {
+			11: []string{"input_sequence"},
+		},
+		"SequenceInsert": {
+			11: []string{"input_sequence", "tensor"},
+		},
+		"SequenceLength": {
+			11: []string{"input_sequence"},
+		},
+		"SequenceMap": {
+			17: []string{"input_sequence"},
+		},
+		"Shape": {
+			1:  []string{"data"},
+			13: []string{"data"},
+			15: []string{"data"},
+			19: []string{"data"},
+			21: []string{"data"},
+			23: []string{"data"},
+			24: []string{"data"},
+			25: []string{"data"},
+		},
+		"Shrink": {
+			9: []string{"input"},
+		},
+		"Sigmoid": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"Sign": {
+			9:  []string{"input"},
+			13: []string{"input"},
+		},
+		"Sin": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Sinh": {
+			9:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Size": {
+			1:  []string{"data"},
+			13: []string{"data"},
+			19: []string{"data"},
+			21: []string{"data"},
+			23: []string{"data"},
+			24: []string{"data"},
+			25: []string{"data"},
+		},
+		"Slice": {
+			1:  []string{"data"},
+			10: []string{"data", "starts", "ends"},
+			11: []string{"data", "starts", "ends"},
+			13: []string{"data", "starts", "ends"},
+		},
+		"Softmax": {
+			1:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+		},
+		"SoftmaxCrossEntropyLoss": {
+			12: []string{"scores", "labels"},
+			13: []string{"scores", "labels"},
+		},
+		"Softplus": {
+			1:  []string{"X"},
+			22: []string{"X"},
+		},
+		"Softsign": {
+			1:  []string{"input"},
+			22: []string{"input"},
+		},
+		"SpaceToDepth": {
+			1:  []string{"input"},
+			13: []string{"input"},
+		},
+		"Split": {
+			1:  []string{"input"},
+			2:  []string{"input"},
+			11: []string{"input"},
+			13: []string{"input"},
+			18: []string{"input"},
+		},
+		"SplitToSequence": {
+			11: []string{"input"},
+			24: []string{"input"},
+		},
+		"Sqrt": {
+			1:  []string{"X"},
+			6:  []string{"X"},
+			13: []string{"X"},
+		},
+		"Squeeze": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data"},
+			21: []string{"data"},
+			23: []string{"data"},
+			24: []string{"data"},
+			25: []string{"data"},
+		},
+		"StringConcat": {
+			20: []string{"X", "Y"},
+		},
+		"StringNormalizer": {
+			10: []string{"X"},
+		},
+		"StringSplit": {
+			20: []string{"X"},
+		},
+		"Sub": {
+			1:  []string{"A", "B"},
+			6:  []string{"A", "B"},
+			7:  []string{"A", "B"},
+			13: []string{"A", "B"},
+			14: []string{"A", "B"},
+		},
+		"SwiGLU": {
+			28: []string{"A", "B"},
+		},
+		"Swish": {
+			24: []string{"X"},
+		},
+		"Tan": {
+			7:  []string{"input"},
+			22: []string{"input"},
+		},
+		"Tanh": {
+			1:  []string{"input"},
+			6:  []string{"input"},
+			13: []string{"input"},
+		},
+		"TensorScatter": {
+			24: []string{"past_cache", "update"},
+		},
+		"TfIdfVectorizer": {
+			9: []string{"X"},
+		},
+		"ThresholdedRelu": {
+			10: []string{"X"},
+			22: []string{"X"},
+		},
+		"Tile": {
+			1:  []string{"input", "tiles", "axis"},
+			6:  []string{"input", "repeats"},
+			13: []string{"input", "repeats"},
+		},
+		"TopK": {
+			1:  []string{"X"},
+			10: []string{"X", "K"},
+			11: []string{"X", "K"},
+			24: []string{"X", "K"},
+		},
+		"Transpose": {
+			1:  []string{"data"},
+			13: []string{"data"},
+			21: []string{"data"},
+			23: []string{"data"},
+			24: []string{"data"},
+			25: []string{"data"},
+		},
+		"Trilu": {
+			14: []string{"input"},
+		},
+		"Unique": {
+			11: []string{"X"},
+		},
+		"Unsqueeze": {
+			1:  []string{"data"},
+			11: []string{"data"},
+			13: []string{"data", "axes"},
+			21: []string{"data", "axes"},
+			23: []string{"data", "axes"},
+			24: []string{"data", "axes"},
+			25: []string{"data", "axes"},
+		},
+		"Upsample": {
+			1: []string{"X"},
+			7: []string{"X"},
+			9: []string{"X", "scales"},
+		},
+		"Where": {
+			9:  []string{"condition", "X", "Y"},
+			16: []string{"condition", "X", "Y"},
+		},
+		"Xor": {
+			1: []string{"A", "B"},
+			7: []string{"A", "B"},
+		},
+	},
+	"ai.onnx.ml": {
+		"ArrayFeatureExtractor": {
+			1: []string{"X", "Y"},
+		},
+		"Binarizer": {
+			1: []string{"X"},
+		},
+		"CastMap": {
+			1: []string{"X"},
+		},
+		"CategoryMapper": {
+			1: []string{"X"},
+		},
+		"DictVectorizer": {
+			1: []string{"X"},
+		},
+		"Imputer": {
+			1: []string{"X"},
+		},
+		"LabelEncoder": {
+			1: []string{"X"},
+			2: []string{"X"},
+			4: []string{"X"},
+		},
+		"LinearClassifier": {
+			1: []string{"X"},
+		},
+		"LinearRegressor": {
+			1: []string{"X"},
+		},
+		"Normalizer": {
+			1: []string{"X"},
+		},
+		"OneHotEncoder": {
+			1: []string{"X"},
+		},
+		"SVMClassifier": {
+			1: []string{"X"},
+		},
+		"SVMRegressor": {
+			1: []string{"X"},
+		},
+		"Scaler": {
+			1: []string{"X"},
+		},
+		"TreeEnsemble": {
+			5: []string{"X"},
+		},
+		"TreeEnsembleClassifier": {
+			1: []string{"X"},
+			3: []string{"X"},
+		},
+		"TreeEnsembleRegressor": {
+			1: []string{"X"},
+			3: []string{"X"},
+		},
+		"ZipMap": {
+			1: []string{"X"},
+		},
+	},
+	"ai.onnx.preview": {
+		"FlexAttention": {
+			1: []string{"Q", "K", "V"},
+		},
+	},
+	"ai.onnx.preview.training": {
+		"Adagrad": {
+			1: []string{"R", "T"},
+		},
+		"Adam": {
+			1: []string{"R", "T"},
+		},
+		"Momentum": {
+			1: []string{"R", "T"},
+		},
+	},
+}

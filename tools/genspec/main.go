@@ -1,6 +1,8 @@
 // Command genspec writes runtime/op/spec_versions_gen.go: every operator
 // version defined by the pinned ONNX changelogs, so the registry can tell when
-// a model's opset needs a newer version of an op than gort implements.
+// a model's opset needs a newer version of an op than gort implements, and
+// the required inputs of each, so the loader can refuse a node that leaves
+// one out before a kernel indexes past its inputs.
 //
 // Usage (from the repository root): go run ./tools/genspec
 package main
@@ -18,10 +20,24 @@ import (
 	"strings"
 )
 
-var heading = regexp.MustCompile(`^### <a name="([^"]+)-(\d+)"></a>`)
+var (
+	heading = regexp.MustCompile(`^### <a name="([^"]+)-(\d+)"></a>`)
+	// inputsHeading is "#### Inputs" or "#### Inputs (min - max)".
+	inputsHeading = regexp.MustCompile(`^#### Inputs(?: \((\d+) - [^)]*\))?$`)
+	inputEntry    = regexp.MustCompile(`^<dt><tt>([^<]+)</tt>(?: \(([^)]*)\))? :`)
+)
+
+// opVersion is one "### <a name=...>" section of a changelog.
+type opVersion struct {
+	domain, name string
+	version      int
+}
 
 func main() {
 	versions := map[string]map[string][]int{} // domain → op → versions
+	// required holds, per op version, the names of its input slots up to
+	// the last required one, with "" for optional slots before it.
+	required := map[opVersion][]string{}
 	for _, path := range []string{"runtime/onnxpb/spec/Changelog.md", "runtime/onnxpb/spec/Changelog-ml.md"} {
 		f, err := os.Open(path)
 		if err != nil {
@@ -29,8 +45,37 @@ func main() {
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		var cur opVersion
+		inInputs, minInputs := false, -1
+		var slots []string
 		for sc.Scan() {
-			m := heading.FindStringSubmatch(sc.Text())
+			line := sc.Text()
+			if strings.HasPrefix(line, "#### ") {
+				inInputs = false
+				if m := inputsHeading.FindStringSubmatch(line); m != nil {
+					inInputs, minInputs, slots = true, -1, nil
+					if m[1] != "" {
+						minInputs, _ = strconv.Atoi(m[1])
+					}
+				}
+			}
+			if inInputs {
+				if m := inputEntry.FindStringSubmatch(line); m != nil {
+					// Slots past the minimum count, and a variadic input
+					// with all after it, are never required.
+					if strings.Contains(m[2], "variadic") || (minInputs >= 0 && len(slots) >= minInputs) {
+						inInputs = false
+					} else {
+						name := m[1]
+						if strings.Contains(m[2], "optional") {
+							name = ""
+						}
+						slots = append(slots, name)
+						required[cur] = trimOptional(slots)
+					}
+				}
+			}
+			m := heading.FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
@@ -40,6 +85,7 @@ func main() {
 				domain, name = name[:i], name[i+1:]
 			}
 			v, _ := strconv.Atoi(m[2])
+			cur, inInputs = opVersion{domain, name, v}, false
 			if versions[domain] == nil {
 				versions[domain] = map[string][]int{}
 			}
@@ -71,6 +117,30 @@ func main() {
 		}
 		b.WriteString("},\n")
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("// specRequired lists, per op version, the names of its input slots up to the\n")
+	b.WriteString("// last required one (\"\" for an optional slot before it); absent when none is required.\n")
+	b.WriteString("var specRequired = map[string]map[string]map[int][]string{\n")
+	for _, d := range domains {
+		fmt.Fprintf(&b, "%q: {\n", d)
+		var ops []string
+		for o := range versions[d] {
+			ops = append(ops, o)
+		}
+		sort.Strings(ops)
+		for _, o := range ops {
+			var lines []string
+			for _, v := range versions[d][o] {
+				if r := required[opVersion{d, o, v}]; len(r) > 0 {
+					lines = append(lines, fmt.Sprintf("%d: %#v,\n", v, r))
+				}
+			}
+			if len(lines) > 0 {
+				fmt.Fprintf(&b, "%q: {\n%s},\n", o, strings.Join(lines, ""))
+			}
+		}
+		b.WriteString("},\n")
+	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -79,4 +149,13 @@ func main() {
 	if err := os.WriteFile("runtime/op/spec_versions_gen.go", src, 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// trimOptional drops trailing optional ("") slots.
+func trimOptional(slots []string) []string {
+	n := len(slots)
+	for n > 0 && slots[n-1] == "" {
+		n--
+	}
+	return append([]string(nil), slots[:n]...)
 }
