@@ -52,9 +52,14 @@ conformance:
 manifest:
 	GORT_UPDATE_MANIFEST=1 $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/
 
+# Load and inference time: native Go, Go-in-wasm (Node), and the JS package side by side with
+# onnxruntime-web (single thread) in one Node process, with ratios.
 bench:
 	$(GO) run ./tools/bench $(BENCH_MODEL)
 	GOOS=js GOARCH=wasm $(GO) build -o /tmp/gort-bench.wasm ./tools/bench && "$(WASM_EXEC)" /tmp/gort-bench.wasm $(BENCH_MODEL)
+	test -f js/dist/gort.mjs || bash js/build.sh
+	cd tools/bench/js && { test -d node_modules/onnxruntime-web || npm install --no-audit --no-fund --loglevel=error; }
+	node tools/bench/js/bench.mjs $(BENCH_MODEL)
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzLoad -fuzztime 10m -parallel 1 ./runtime/graph/

@@ -43,7 +43,7 @@ const (
 	robustRunLimit = 2 * time.Second
 	// robustPerVersion bounds the configurations of one (op, version); older
 	// versions of an op get a third of it, as they mostly share its code.
-	robustPerVersion = 1200
+	robustPerVersion = 1500
 )
 
 // robustTrace (GORT_ROBUST_TRACE=1) prints each configuration before it runs.
@@ -573,11 +573,15 @@ func relevantAttrs(domain, name string, version int) ([]relevantAttr, []failure)
 // attrValues lists the values tried for an attribute; the first is meant
 // to be a good one.
 func attrValues(ra relevantAttr) []*pb.AttributeProto {
-	i := func(v int64) *pb.AttributeProto { return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_INT, I: v} }
+	i := func(v int64) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_INT, I: v}
+	}
 	is := func(v ...int64) *pb.AttributeProto {
 		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_INTS, Ints: v}
 	}
-	f := func(v float32) *pb.AttributeProto { return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_FLOAT, F: v} }
+	f := func(v float32) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_FLOAT, F: v}
+	}
 	fs := func(v ...float32) *pb.AttributeProto {
 		return &pb.AttributeProto{Name: ra.name, Type: pb.AttributeProto_FLOATS, Floats: v}
 	}
@@ -667,4 +671,31 @@ func trim(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// TestMissingRequiredInput: a node that lists fewer inputs than its op
+// requires is refused at load with an error naming the missing input,
+// instead of a kernel indexing past its inputs.
+func TestMissingRequiredInput(t *testing.T) {
+	cases := []struct {
+		op      string
+		version int
+		inputs  []*tensor.Tensor
+		want    string
+	}{
+		{"Gemm", 13, []*tensor.Tensor{tensor.New(tensor.Float, 2, 2)}, "requires input 1 (B)"},
+		{"MatMul", 13, nil, "requires input 0 (A)"},
+		{"Where", 16, []*tensor.Tensor{tensor.New(tensor.Bool, 1), nil, tensor.New(tensor.Float, 1)}, "requires input 1 (X)"},
+	}
+	for _, c := range cases {
+		data, feeds, outs := buildModel("", c.op, c.version, config{inputs: c.inputs, nOut: 1})
+		_, err := runtime.Load(data, &runtime.Options{MaxTensorBytes: robustMaxBytes})
+		if err == nil {
+			s, _ := runtime.Load(data, nil)
+			_, err = s.Run(context.Background(), feeds, outs...)
+		}
+		if errs.CodeOf(err) != errs.BadModel || !strings.Contains(fmt.Sprint(err), c.want) {
+			t.Errorf("%s-%d with %d inputs: got %v, want GORT_BAD_MODEL mentioning %q", c.op, c.version, len(c.inputs), err, c.want)
+		}
+	}
 }

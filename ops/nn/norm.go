@@ -389,6 +389,11 @@ func buildGroupNorm(n *op.Node) (any, error) {
 		d := cg * inner
 		xd := f64s(x)
 		y := ctx.New(x.DType(), x.Shape()...)
+		if y.Len() == 0 {
+			// Nothing to normalize; C = 0 is divisible by any num_groups,
+			// which must not then drive the loop below.
+			return []*tensor.Tensor{y}, nil
+		}
 		for r := 0; r < N*groups; r++ {
 			mean, inv := meanInvStd(xd[r*d:(r+1)*d], eps)
 			g := r % groups
