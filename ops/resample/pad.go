@@ -3,6 +3,7 @@ package resample
 import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"math"
 )
 
 func init() {
@@ -156,13 +157,25 @@ func (p *padder) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, er
 func padTo(ctx *op.Context, x *tensor.Tensor, begin, end []int, mode PadMode, fill *tensor.Tensor) ([]*tensor.Tensor, error) {
 	shape := x.Shape()
 	outShape := make([]int, len(shape))
-	maps := make([][]int, len(shape))
 	for d, n := range shape {
 		o := n + begin[d] + end[d]
-		if o < 0 {
-			return nil, op.Errorf("pads %d, %d on axis %d of length %d leave a negative length", begin[d], end[d], d, n)
+		if begin[d] > math.MaxInt32 || end[d] > math.MaxInt32 || o < 0 {
+			return nil, op.Errorf("pads %d, %d on axis %d of length %d leave a length that is negative or too large", begin[d], end[d], d, n)
 		}
 		outShape[d] = o
+	}
+	// Check the whole output against the budget before building the per-axis
+	// index maps: an empty output needs no maps, however long one axis is.
+	total, err := ctx.CheckShape(x.DType(), outShape)
+	if err != nil {
+		return nil, err
+	}
+	if total == 0 {
+		return []*tensor.Tensor{ctx.New(x.DType(), outShape...)}, nil
+	}
+	maps := make([][]int, len(shape))
+	for d, n := range shape {
+		o := outShape[d]
 		lo, hi := max(-begin[d], 0), n-max(-end[d], 0)
 		if mode != PadConstant && o > 0 && hi-lo <= 0 && (begin[d] > 0 || end[d] > 0) {
 			return nil, op.Errorf("%s padding of axis %d needs a non-empty axis", modeName(mode), d)

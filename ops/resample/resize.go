@@ -297,6 +297,9 @@ func planAll(specs []AxisSpec, opt Options) ([]*AxisPlan, error) {
 }
 
 func (r *resizer) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	if len(in) == 0 || in[0] == nil {
+		return nil, op.Errorf("input X is missing")
+	}
 	x := in[0]
 	specs, err := r.specs(x, in)
 	if err != nil {
