@@ -4,7 +4,8 @@
 export GOTOOLCHAIN := auto
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 GO ?= go
-GOROOT_WASM = $(shell $(GO) env GOROOT)/lib/wasm
+# $(shell) does not see exported variables in make 4.3, so pass them explicitly.
+GOROOT_WASM = $(shell PATH="$(PATH)" GOTOOLCHAIN=auto $(GO) env GOROOT)/lib/wasm
 WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
