@@ -6,33 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
-
-// attrs builds attribute protos from Go values: int → INT, float32 → FLOAT,
-// string → STRING, []int64 → INTS.
-func attrs(kv map[string]any) map[string]*pb.AttributeProto {
-	m := map[string]*pb.AttributeProto{}
-	for k, v := range kv {
-		a := &pb.AttributeProto{Name: k}
-		switch x := v.(type) {
-		case int:
-			a.Type, a.I = pb.AttributeProto_INT, int64(x)
-		case float32:
-			a.Type, a.F = pb.AttributeProto_FLOAT, x
-		case string:
-			a.Type, a.S = pb.AttributeProto_STRING, []byte(x)
-		case []int64:
-			a.Type, a.Ints = pb.AttributeProto_INTS, x
-		default:
-			panic(fmt.Sprintf("attr %s: %T", k, v))
-		}
-		m[k] = a
-	}
-	return m
-}
 
 // runOp resolves opType at the given opset like the loader does and runs it.
 func runOp(opType string, opset int, kv map[string]any, in ...*tensor.Tensor) ([]*tensor.Tensor, error) {
@@ -40,7 +17,7 @@ func runOp(opType string, opset int, kv map[string]any, in ...*tensor.Tensor) ([
 	if res.Builder == nil {
 		return nil, fmt.Errorf("resolve: %s", res.Problem)
 	}
-	n := &op.Node{Name: opType, OpType: opType, Version: res.Version, Opset: opset, Attrs: attrs(kv)}
+	n := &op.Node{Name: opType, OpType: opType, Version: res.Version, Opset: opset, Attrs: optest.Attrs(kv)}
 	for range in {
 		n.Inputs = append(n.Inputs, "x")
 	}

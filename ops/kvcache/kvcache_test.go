@@ -3,6 +3,7 @@ package kvcache
 import (
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -12,19 +13,19 @@ func TestTensorScatter(t *testing.T) {
 	upd := tensor.Of([]int{2, 2, 2}, []float32{-1, -1, -2, -2, -3, -3, -4, -4})
 	cases := []struct {
 		name string
-		at   A
+		at   optest.A
 		idx  *tensor.Tensor
 		want []float32
 	}{
-		{"no indices", A{"axis": 1}, nil, []float32{-1, -1, -2, -2, 3, 3, 4, 4, -3, -3, -4, -4, 7, 7, 8, 8}},
-		{"linear", A{"axis": -2}, tensor.Of([]int{2}, []int64{2, 1}), []float32{1, 1, 2, 2, -1, -1, -2, -2, 5, 5, -3, -3, -4, -4, 8, 8}},
-		{"circular wraps", A{"axis": 1, "mode": "circular"}, tensor.Of([]int{2}, []int64{3, 0}), []float32{-2, -2, 2, 2, 3, 3, -1, -1, -3, -3, -4, -4, 7, 7, 8, 8}},
+		{"no indices", optest.A{"axis": 1}, nil, []float32{-1, -1, -2, -2, 3, 3, 4, 4, -3, -3, -4, -4, 7, 7, 8, 8}},
+		{"linear", optest.A{"axis": -2}, tensor.Of([]int{2}, []int64{2, 1}), []float32{1, 1, 2, 2, -1, -1, -2, -2, 5, 5, -3, -3, -4, -4, 8, 8}},
+		{"circular wraps", optest.A{"axis": 1, "mode": "circular"}, tensor.Of([]int{2}, []int64{3, 0}), []float32{-2, -2, 2, 2, 3, 3, -1, -1, -3, -3, -4, -4, 7, 7, 8, 8}},
 	}
 	for _, c := range cases {
-		got := mustRun(t, call{op: "TensorScatter", opset: 24, attrs: c.at, in: []*tensor.Tensor{past, upd, c.idx}})
-		expect(t, c.name, got[0], tensor.Of([]int{2, 4, 2}, c.want))
+		got := optest.MustRun(t, optest.Call{Op: "TensorScatter", Opset: 24, Attrs: c.at, In: []*tensor.Tensor{past, upd, c.idx}})
+		optest.Expect(t, c.name, got[0], tensor.Of([]int{2, 4, 2}, c.want))
 	}
-	if _, err := run(call{op: "TensorScatter", opset: 24, attrs: A{"axis": 1}, in: []*tensor.Tensor{past, upd, tensor.Of([]int{2}, []int64{3, 0})}}); err == nil {
+	if _, err := optest.Run(optest.Call{Op: "TensorScatter", Opset: 24, Attrs: optest.A{"axis": 1}, In: []*tensor.Tensor{past, upd, tensor.Of([]int{2}, []int64{3, 0})}}); err == nil {
 		t.Error("linear overflow should fail")
 	}
 }

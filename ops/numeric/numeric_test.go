@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -12,16 +13,16 @@ func TestCumProd(t *testing.T) {
 	cases := []struct {
 		name string
 		axis int64
-		at   A
+		at   optest.A
 		want []int32
 	}{
-		{"axis 1", 1, A{}, []int32{1, 2, 6, 4, 20, 120}},
-		{"axis 0", 0, A{}, []int32{1, 2, 3, 4, 10, 18}},
-		{"exclusive reverse", -1, A{"exclusive": 1, "reverse": 1}, []int32{6, 3, 1, 30, 6, 1}},
+		{"axis 1", 1, optest.A{}, []int32{1, 2, 6, 4, 20, 120}},
+		{"axis 0", 0, optest.A{}, []int32{1, 2, 3, 4, 10, 18}},
+		{"exclusive reverse", -1, optest.A{"exclusive": 1, "reverse": 1}, []int32{6, 3, 1, 30, 6, 1}},
 	}
 	for _, c := range cases {
-		got := mustRun(t, call{op: "CumProd", opset: 26, attrs: c.at, in: []*tensor.Tensor{x, tensor.Scalar(c.axis)}})
-		expect(t, c.name, got[0], tensor.Of([]int{2, 3}, c.want))
+		got := optest.MustRun(t, optest.Call{Op: "CumProd", Opset: 26, Attrs: c.at, In: []*tensor.Tensor{x, tensor.Scalar(c.axis)}})
+		optest.Expect(t, c.name, got[0], tensor.Of([]int{2, 3}, c.want))
 	}
 }
 
@@ -29,8 +30,8 @@ func TestDet(t *testing.T) {
 	// det [[2,0,1],[1,3,2],[1,1,1]] = 2(3-2) - 0 + 1(1-3) = 0; the second needs a pivot swap:
 	// det [[0,1,0],[2,0,0],[0,0,3]] = -6.
 	x := tensor.Of([]int{2, 3, 3}, []float32{2, 0, 1, 1, 3, 2, 1, 1, 1, 0, 1, 0, 2, 0, 0, 0, 0, 3})
-	got := mustRun(t, call{op: "Det", opset: 22, in: []*tensor.Tensor{x}})
-	expect(t, "det", got[0], tensor.Of([]int{2}, []float32{0, -6}))
+	got := optest.MustRun(t, optest.Call{Op: "Det", Opset: 22, In: []*tensor.Tensor{x}})
+	optest.Expect(t, "det", got[0], tensor.Of([]int{2}, []float32{0, -6}))
 }
 
 func TestBitCast(t *testing.T) {
@@ -47,31 +48,31 @@ func TestBitCast(t *testing.T) {
 		{"double to uint64", tensor.Uint64, tensor.Of([]int{1}, []float64{2}), tensor.Of([]int{1}, []uint64{math.Float64bits(2)})},
 	}
 	for _, c := range cases {
-		got := mustRun(t, call{op: "BitCast", opset: 26, attrs: A{"to": int(c.to)}, in: []*tensor.Tensor{c.in}})
-		expect(t, c.name, got[0], c.want)
+		got := optest.MustRun(t, optest.Call{Op: "BitCast", Opset: 26, Attrs: optest.A{"to": int(c.to)}, In: []*tensor.Tensor{c.in}})
+		optest.Expect(t, c.name, got[0], c.want)
 	}
-	if _, err := run(call{op: "BitCast", opset: 26, attrs: A{"to": int(tensor.Int64)}, in: []*tensor.Tensor{tensor.Of([]int{1}, []float32{1})}}); err == nil {
+	if _, err := optest.Run(optest.Call{Op: "BitCast", Opset: 26, Attrs: optest.A{"to": int(tensor.Int64)}, In: []*tensor.Tensor{tensor.Of([]int{1}, []float32{1})}}); err == nil {
 		t.Error("32-to-64-bit BitCast should fail")
 	}
 }
 
 func TestShrinkAndLpNorm(t *testing.T) {
 	x := tensor.Of([]int{2, 3}, []float32{-2, -0.5, 0.25, 1, 3, -4})
-	got := mustRun(t, call{op: "Shrink", opset: 9, attrs: A{"lambd": float32(0.5), "bias": float32(0.5)}, in: []*tensor.Tensor{x}})
-	expect(t, "soft shrink", got[0], tensor.Of([]int{2, 3}, []float32{-1.5, 0, 0, 0.5, 2.5, -3.5}))
-	got = mustRun(t, call{op: "LpNormalization", opset: 22, attrs: A{"axis": 0, "p": 1}, in: []*tensor.Tensor{x}})
-	expect(t, "l1 axis 0", got[0], tensor.Of([]int{2, 3}, []float32{-2.0 / 3, -0.5 / 3.5, 0.25 / 4.25, 1.0 / 3, 3 / 3.5, -4 / 4.25}))
-	got = mustRun(t, call{op: "LpNormalization", opset: 1, in: []*tensor.Tensor{tensor.Of([]int{2, 2}, []float32{3, 4, 0, 0})}})
-	expect(t, "l2 last axis, zero row", got[0], tensor.Of([]int{2, 2}, []float32{0.6, 0.8, 0, 0}))
+	got := optest.MustRun(t, optest.Call{Op: "Shrink", Opset: 9, Attrs: optest.A{"lambd": float32(0.5), "bias": float32(0.5)}, In: []*tensor.Tensor{x}})
+	optest.Expect(t, "soft shrink", got[0], tensor.Of([]int{2, 3}, []float32{-1.5, 0, 0, 0.5, 2.5, -3.5}))
+	got = optest.MustRun(t, optest.Call{Op: "LpNormalization", Opset: 22, Attrs: optest.A{"axis": 0, "p": 1}, In: []*tensor.Tensor{x}})
+	optest.Expect(t, "l1 axis 0", got[0], tensor.Of([]int{2, 3}, []float32{-2.0 / 3, -0.5 / 3.5, 0.25 / 4.25, 1.0 / 3, 3 / 3.5, -4 / 4.25}))
+	got = optest.MustRun(t, optest.Call{Op: "LpNormalization", Opset: 1, In: []*tensor.Tensor{tensor.Of([]int{2, 2}, []float32{3, 4, 0, 0})}})
+	optest.Expect(t, "l2 last axis, zero row", got[0], tensor.Of([]int{2, 2}, []float32{0.6, 0.8, 0, 0}))
 }
 
 func TestDynamicQuantizeLinear(t *testing.T) {
 	// Range [-1, 2.5] → scale 3.5/255, zero point round(1/scale) = round(72.857) = 73.
 	x := tensor.Of([]int{2, 2}, []float32{-1, 0, 1, 2.5})
-	got := mustRun(t, call{op: "DynamicQuantizeLinear", opset: 11, nOut: 3, in: []*tensor.Tensor{x}})
+	got := optest.MustRun(t, optest.Call{Op: "DynamicQuantizeLinear", Opset: 11, NOut: 3, In: []*tensor.Tensor{x}})
 	scale := float32(3.5) / 255
-	expect(t, "scale", got[1], tensor.Scalar(scale))
-	expect(t, "zero point", got[2], tensor.Scalar(uint8(73)))
+	optest.Expect(t, "scale", got[1], tensor.Scalar(scale))
+	optest.Expect(t, "zero point", got[2], tensor.Scalar(uint8(73)))
 	// 1/scale = 72.857 → 73+73 = 146; 2.5/scale = 182.14 → 182+73 clamps to 255.
-	expect(t, "y", got[0], tensor.Of([]int{2, 2}, []uint8{0, 73, 146, 255}))
+	optest.Expect(t, "y", got[0], tensor.Of([]int{2, 2}, []uint8{0, 73, 146, 255}))
 }

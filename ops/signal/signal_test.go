@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -82,14 +83,14 @@ func TestDFT(t *testing.T) {
 			}
 		}
 		in := []*tensor.Tensor{x, tensor.Scalar(int64(c.length))}
-		at := A{"inverse": c.inverse, "onesided": c.onesided}
+		at := optest.A{"inverse": c.inverse, "onesided": c.onesided}
 		if c.opset >= 20 {
 			in = append(in, tensor.Scalar(int64(1)))
 		} else {
 			at["axis"] = 1
 		}
-		got := mustRun(t, call{op: "DFT", opset: c.opset, attrs: at, in: in})
-		expect(t, c.name, got[0], tensor.Of([]int{B, outLen, I, 2}, want))
+		got := optest.MustRun(t, optest.Call{Op: "DFT", Opset: c.opset, Attrs: at, In: in})
+		optest.Expect(t, c.name, got[0], tensor.Of([]int{B, outLen, I, 2}, want))
 	}
 }
 
@@ -98,9 +99,9 @@ func TestDFT(t *testing.T) {
 func TestIRFFTRoundTrip(t *testing.T) {
 	for _, n := range []int{6, 7} {
 		x := tensor.Of([]int{2, n, 1}, seq(2*n, func(i int) float32 { return float32(i*i%5) - 1 }))
-		spec := mustRun(t, call{op: "DFT", opset: 20, attrs: A{"onesided": 1}, in: []*tensor.Tensor{x, nil, tensor.Scalar(int64(-2))}})[0]
-		back := mustRun(t, call{op: "DFT", opset: 20, attrs: A{"onesided": 1, "inverse": 1}, in: []*tensor.Tensor{spec, tensor.Scalar(int64(n)), tensor.Scalar(int64(1))}})[0]
-		expect(t, "round trip", back, x)
+		spec := optest.MustRun(t, optest.Call{Op: "DFT", Opset: 20, Attrs: optest.A{"onesided": 1}, In: []*tensor.Tensor{x, nil, tensor.Scalar(int64(-2))}})[0]
+		back := optest.MustRun(t, optest.Call{Op: "DFT", Opset: 20, Attrs: optest.A{"onesided": 1, "inverse": 1}, In: []*tensor.Tensor{spec, tensor.Scalar(int64(n)), tensor.Scalar(int64(1))}})[0]
+		optest.Expect(t, "round trip", back, x)
 	}
 }
 
@@ -121,8 +122,8 @@ func TestWindows(t *testing.T) {
 		{"BlackmanWindow", 1, 8, []float64{0, 0.42 - 0.5*s, 0.34, 0.42 + 0.5*s, 1, 0.42 + 0.5*s, 0.34, 0.42 - 0.5*s}},
 	}
 	for _, c := range cases {
-		got := mustRun(t, call{op: c.op, opset: 17, attrs: A{"periodic": c.periodic, "output_datatype": int(tensor.Double)}, in: []*tensor.Tensor{tensor.Scalar(c.size)}})
-		expect(t, c.op, got[0], tensor.Of([]int{len(c.want)}, c.want))
+		got := optest.MustRun(t, optest.Call{Op: c.op, Opset: 17, Attrs: optest.A{"periodic": c.periodic, "output_datatype": int(tensor.Double)}, In: []*tensor.Tensor{tensor.Scalar(c.size)}})
+		optest.Expect(t, c.op, got[0], tensor.Of([]int{len(c.want)}, c.want))
 	}
 }
 
@@ -147,14 +148,14 @@ func TestSTFT(t *testing.T) {
 			}
 		}
 	}
-	got := mustRun(t, call{op: "STFT", opset: 17, in: []*tensor.Tensor{x, tensor.Scalar(int64(S)), tensor.Of([]int{F}, win)}})
-	expect(t, "stft", got[0], tensor.Of([]int{B, frames, bins, 2}, want))
+	got := optest.MustRun(t, optest.Call{Op: "STFT", Opset: 17, In: []*tensor.Tensor{x, tensor.Scalar(int64(S)), tensor.Of([]int{F}, win)}})
+	optest.Expect(t, "stft", got[0], tensor.Of([]int{B, frames, bins, 2}, want))
 }
 
 // TestMelWeightMatrix checks shape and the triangle property: each filter
 // peaks at 1 and every column is non-negative.
 func TestMelWeightMatrix(t *testing.T) {
-	got := mustRun(t, call{op: "MelWeightMatrix", opset: 17, in: []*tensor.Tensor{
+	got := optest.MustRun(t, optest.Call{Op: "MelWeightMatrix", Opset: 17, In: []*tensor.Tensor{
 		tensor.Scalar(int32(3)), tensor.Scalar(int32(32)), tensor.Scalar(int32(8000)), tensor.Scalar(float32(0)), tensor.Scalar(float32(4000)),
 	}})[0]
 	if s := got.Shape(); len(s) != 2 || s[0] != 17 || s[1] != 3 {

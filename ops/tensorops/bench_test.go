@@ -3,15 +3,16 @@ package tensorops
 import (
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func benchTranspose(b *testing.B, perm []int64, shape ...int) {
 	x := iota32(shape...)
-	c := call{op: "Transpose", opset: 13, attrs: A{"perm": perm}, in: []*tensor.Tensor{x}}
+	c := optest.Call{Op: "Transpose", Opset: 13, Attrs: optest.A{"perm": perm}, In: []*tensor.Tensor{x}}
 	b.SetBytes(int64(4 * x.Len()))
 	for b.Loop() {
-		if _, err := run(c); err != nil {
+		if _, err := optest.Run(c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/optest"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -20,22 +21,22 @@ func TestAdamBiasCorrection(t *testing.T) {
 		wantX[i] = float32(0.9 * (float64(x[i]) - rate*vn/(math.Sqrt(hn)+1e-3)))
 		wantV[i], wantH[i] = float32(vn), float32(hn)
 	}
-	got := mustRun(t, call{domain: Domain, op: "Adam", opset: 1, nOut: 3,
-		attrs: A{"alpha": float32(0.5), "beta": float32(0.75), "epsilon": float32(1e-3), "norm_coefficient": float32(0.01), "norm_coefficient_post": float32(0.1)},
-		in:    []*tensor.Tensor{tensor.Scalar(float32(0.1)), tensor.Scalar(int64(2)), tensor.Of([]int{2}, x), tensor.Of([]int{2}, g), tensor.Of([]int{2}, v), tensor.Of([]int{2}, h)}})
-	expect(t, "X", got[0], tensor.Of([]int{2}, wantX))
-	expect(t, "V", got[1], tensor.Of([]int{2}, wantV))
-	expect(t, "H", got[2], tensor.Of([]int{2}, wantH))
+	got := optest.MustRun(t, optest.Call{Domain: Domain, Op: "Adam", Opset: 1, NOut: 3,
+		Attrs: optest.A{"alpha": float32(0.5), "beta": float32(0.75), "epsilon": float32(1e-3), "norm_coefficient": float32(0.01), "norm_coefficient_post": float32(0.1)},
+		In:    []*tensor.Tensor{tensor.Scalar(float32(0.1)), tensor.Scalar(int64(2)), tensor.Of([]int{2}, x), tensor.Of([]int{2}, g), tensor.Of([]int{2}, v), tensor.Of([]int{2}, h)}})
+	optest.Expect(t, "X", got[0], tensor.Of([]int{2}, wantX))
+	optest.Expect(t, "V", got[1], tensor.Of([]int{2}, wantV))
+	optest.Expect(t, "H", got[2], tensor.Of([]int{2}, wantH))
 }
 
 func TestMomentumAndAdagrad(t *testing.T) {
 	in := []*tensor.Tensor{tensor.Scalar(float32(0.5)), tensor.Scalar(int64(3)), tensor.Of([]int{1}, []float32{2}), tensor.Of([]int{1}, []float32{1}), tensor.Of([]int{1}, []float32{4})}
 	// T>0 so beta applies: V = 0.5·4 + 0.25·1 = 2.25; X = 2 - 0.5·2.25 = 0.875.
-	got := mustRun(t, call{domain: Domain, op: "Momentum", opset: 1, nOut: 2, attrs: A{"alpha": float32(0.5), "beta": float32(0.25), "mode": "standard"}, in: in})
-	expect(t, "momentum X", got[0], tensor.Of([]int{1}, []float32{0.875}))
-	expect(t, "momentum V", got[1], tensor.Of([]int{1}, []float32{2.25}))
+	got := optest.MustRun(t, optest.Call{Domain: Domain, Op: "Momentum", Opset: 1, NOut: 2, Attrs: optest.A{"alpha": float32(0.5), "beta": float32(0.25), "mode": "standard"}, In: in})
+	optest.Expect(t, "momentum X", got[0], tensor.Of([]int{1}, []float32{0.875}))
+	optest.Expect(t, "momentum V", got[1], tensor.Of([]int{1}, []float32{2.25}))
 	// Adagrad: rate 0.5/(1+3·1)=0.125; H = 4+1 = 5; X = 2 - 0.125·1/sqrt(5).
-	got = mustRun(t, call{domain: Domain, op: "Adagrad", opset: 1, nOut: 2, attrs: A{"decay_factor": float32(1)}, in: in})
-	expect(t, "adagrad X", got[0], tensor.Of([]int{1}, []float32{float32(2 - 0.125/math.Sqrt(5))}))
-	expect(t, "adagrad H", got[1], tensor.Of([]int{1}, []float32{5}))
+	got = optest.MustRun(t, optest.Call{Domain: Domain, Op: "Adagrad", Opset: 1, NOut: 2, Attrs: optest.A{"decay_factor": float32(1)}, In: in})
+	optest.Expect(t, "adagrad X", got[0], tensor.Of([]int{1}, []float32{float32(2 - 0.125/math.Sqrt(5))}))
+	optest.Expect(t, "adagrad H", got[1], tensor.Of([]int{1}, []float32{5}))
 }

@@ -1,4 +1,7 @@
-package text
+// Package optest is test support for the operator packages under ops/: it
+// builds one op.Node, resolves the op in op.Default as the loader does, runs
+// the kernel and compares tensors. It is imported only by _test.go files.
+package optest
 
 import (
 	"fmt"
@@ -13,11 +16,16 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
+// MaxBytes is the memory budget of the node and context that Run builds.
+const MaxBytes = 1 << 30
+
 // A is a test's attributes: int → INT, float32 → FLOAT, string → STRING,
 // []int64 → INTS, []float32 → FLOATS, []string → STRINGS, *tensor.Tensor → TENSOR.
 type A map[string]any
 
-func attrs(kv A) map[string]*pb.AttributeProto {
+// Attrs converts a test's attributes to attribute protos; it panics on a
+// value of another type.
+func Attrs(kv A) map[string]*pb.AttributeProto {
 	m := map[string]*pb.AttributeProto{}
 	for k, v := range kv {
 		a := &pb.AttributeProto{Name: k}
@@ -47,33 +55,35 @@ func attrs(kv A) map[string]*pb.AttributeProto {
 	return m
 }
 
-// call describes one node run: domain, op, opset, attributes, number of
-// outputs (default 1) and inputs (nil for an omitted optional input).
-type call struct {
-	domain string
-	op     string
-	opset  int
-	attrs  A
-	nOut   int
-	in     []*tensor.Tensor
+// Call describes one node run: domain ("" is the default domain), op, opset,
+// attributes, number of outputs (default 1) and inputs (nil for an omitted
+// optional input).
+type Call struct {
+	Domain string
+	Op     string
+	Opset  int
+	Attrs  A
+	NOut   int
+	In     []*tensor.Tensor
 }
 
-// run resolves the op at the opset as the loader does, builds and runs it,
-// turning panics with *errs.Error into errors.
-func run(c call) (outs []*tensor.Tensor, err error) {
-	res := op.Default.Resolve(c.domain, c.op, c.opset)
+// Run resolves the op at the opset as the loader does, builds it and runs it
+// (an op.Kernel or an op.ValueKernel with tensor values) with a MaxBytes
+// budget, turning panics with *errs.Error into errors.
+func Run(c Call) (outs []*tensor.Tensor, err error) {
+	res := op.Default.Resolve(c.Domain, c.Op, c.Opset)
 	if res.Builder == nil {
 		return nil, fmt.Errorf("resolve: %s", res.Problem)
 	}
-	n := &op.Node{Name: c.op, OpType: c.op, Domain: c.domain, Version: res.Version, Opset: c.opset, Attrs: attrs(c.attrs), MaxBytes: 1 << 30}
-	for i, t := range c.in {
+	n := &op.Node{Name: c.Op, OpType: c.Op, Domain: c.Domain, Version: res.Version, Opset: c.Opset, Attrs: Attrs(c.Attrs), MaxBytes: MaxBytes}
+	for i, t := range c.In {
 		if t == nil {
 			n.Inputs = append(n.Inputs, "")
 		} else {
 			n.Inputs = append(n.Inputs, fmt.Sprint("in", i))
 		}
 	}
-	for i := 0; i < max(c.nOut, 1); i++ {
+	for i := 0; i < max(c.NOut, 1); i++ {
 		n.Outputs = append(n.Outputs, fmt.Sprint("out", i))
 	}
 	k, err := res.Builder(n)
@@ -89,20 +99,42 @@ func run(c call) (outs []*tensor.Tensor, err error) {
 			outs, err = nil, e
 		}
 	}()
-	return k.(op.Kernel).Run(&op.Context{MaxBytes: 1 << 30}, c.in)
+	ctx := &op.Context{MaxBytes: MaxBytes}
+	switch k := k.(type) {
+	case op.Kernel:
+		return k.Run(ctx, c.In)
+	case op.ValueKernel:
+		vin := make([]tensor.Value, len(c.In))
+		for i, t := range c.In {
+			if t != nil {
+				vin[i] = t
+			}
+		}
+		vs, err := k.RunValues(ctx, vin)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			outs = append(outs, v.(*tensor.Tensor))
+		}
+		return outs, nil
+	}
+	return nil, fmt.Errorf("builder returned %T", k)
 }
 
-func mustRun(t *testing.T, c call) []*tensor.Tensor {
+// MustRun is Run that fails the test on an error.
+func MustRun(t testing.TB, c Call) []*tensor.Tensor {
 	t.Helper()
-	outs, err := run(c)
+	outs, err := Run(c)
 	if err != nil {
-		t.Fatalf("%s-%d: %v", c.op, c.opset, err)
+		t.Fatalf("%s-%d: %v", c.Op, c.Opset, err)
 	}
 	return outs
 }
 
-// expect checks dtype, shape and values (floats within 1e-5 relative; NaN equals NaN).
-func expect(t *testing.T, what string, got, want *tensor.Tensor) {
+// Expect checks dtype, shape and values (floats within 1e-5 relative; NaN
+// equals NaN; other dtypes exactly).
+func Expect(t testing.TB, what string, got, want *tensor.Tensor) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s: no output", what)
@@ -110,11 +142,10 @@ func expect(t *testing.T, what string, got, want *tensor.Tensor) {
 	if got.DType() != want.DType() || !reflect.DeepEqual(append([]int{}, got.Shape()...), append([]int{}, want.Shape()...)) {
 		t.Fatalf("%s: got %s%v, want %s%v", what, got.DType(), got.Shape(), want.DType(), want.Shape())
 	}
-	if got.Len() == 0 {
+	if got.Len() == 0 && want.Len() == 0 {
 		return
 	}
-	if got.DType().IsFloat() || got.DType() == tensor.Double {
-		gf, _ := got.Float64s()
+	if gf, err := got.Float64s(); err == nil && (got.DType().IsFloat() || got.DType() == tensor.Double) {
 		wf, _ := want.Float64s()
 		for i := range wf {
 			g, w := gf[i], wf[i]
