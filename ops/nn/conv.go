@@ -114,13 +114,17 @@ func buildConv(n *op.Node) (any, error) {
 			if b != nil {
 				bd = b.F64()
 			}
-			convForward(x.F64(), w.F64(), bd, c.group, s, y.F64(), make([]float64, col))
+			if err := convForward(x.F64(), w.F64(), bd, c.group, s, y.F64(), make([]float64, col), ctx.Checkpoint); err != nil {
+				return nil, err
+			}
 		} else {
 			var bd []float32
 			if b != nil {
 				bd = b.F32()
 			}
-			convForward(x.F32(), w.F32(), bd, c.group, s, y.F32(), make([]float32, col))
+			if err := convForward(x.F32(), w.F32(), bd, c.group, s, y.F32(), make([]float32, col), ctx.Checkpoint); err != nil {
+				return nil, err
+			}
 		}
 		return []*tensor.Tensor{y}, nil
 	}), nil
@@ -148,9 +152,14 @@ func colSize(ctx *op.Context, c *convAttrs, s *convShapes) (int, error) {
 }
 
 // convForward is Conv on raw slices: per image and group, an im2col (skipped
-// for pointwise convolutions) followed by one GEMM of the group's weights
-// with the column matrix, then the bias.
-func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T) {
+// for pointwise convolutions) followed by a GEMM of the group's weights with
+// the column matrix, then the bias.
+//
+// The GEMM runs in blocks of output pixels with a checkpoint between blocks:
+// one large Conv can take a good part of a second in WebAssembly, and the
+// checkpoint is where the page's event loop gets a turn and an abort lands.
+func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T, checkpoint func() error) error {
+	const block = 4096 // output pixels per GEMM call: large enough to keep the GEMM efficient
 	cg, mg := s.c/group, s.m/group
 	is, os, ks := s.geom.InSize(), s.geom.OutSize(), s.geom.KernelSize()
 	kdim := cg * ks
@@ -165,7 +174,12 @@ func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, 
 				kernels.Im2col(xg, cg, s.geom, col)
 				src = col
 			}
-			kernels.Gemm(false, false, mg, os, kdim, 1, wg, kdim, src, os, 0, yg, os)
+			for j := 0; j < os; j += block {
+				if err := checkpoint(); err != nil {
+					return err
+				}
+				kernels.Gemm(false, false, mg, min(block, os-j), kdim, 1, wg, kdim, src[j:], os, 0, yg[j:], os)
+			}
 			if b != nil {
 				for m := 0; m < mg; m++ {
 					bv := b[g*mg+m]
@@ -177,6 +191,7 @@ func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, 
 			}
 		}
 	}
+	return nil
 }
 
 // zeroPoint reads an optional zero-point input as float64 values: nil
@@ -235,7 +250,9 @@ func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) ([]fl
 		return nil, nil, err
 	}
 	acc := make([]float64, tensor.MustSize(s.yShape))
-	convForward(xs, ws, nil, c.group, s, acc, make([]float64, col))
+	if err := convForward(xs, ws, nil, c.group, s, acc, make([]float64, col), ctx.Checkpoint); err != nil {
+		return nil, nil, err
+	}
 	return acc, s, nil
 }
 

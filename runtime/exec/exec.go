@@ -150,8 +150,9 @@ func (r *runner) node(n *graph.Node, s *scope) (outs []tensor.Value, err error) 
 		ins[i] = v
 	}
 	ctx := &op.Context{
-		Ctx:      r.ctx,
-		MaxBytes: r.opts.MaxTensorBytes,
+		Ctx:       r.ctx,
+		MaxBytes:  r.opts.MaxTensorBytes,
+		YieldFunc: r.opts.Yield,
 		RunSubgraphFunc: func(sg op.Subgraph, args []tensor.Value) ([]tensor.Value, error) {
 			return r.subgraph(sg.(*graph.Graph), args, s)
 		},

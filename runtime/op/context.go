@@ -17,6 +17,19 @@ type Context struct {
 	// RunSubgraph executes g with the given inputs; outer-scope values are
 	// those visible at the calling node. Set by the executor.
 	RunSubgraphFunc func(g Subgraph, inputs []tensor.Value) ([]tensor.Value, error)
+	// YieldFunc, when set, gives the host a turn (the WebAssembly build lets
+	// the JS event loop run; it rate-limits itself). Set by the executor.
+	YieldFunc func()
+}
+
+// Checkpoint is called by long kernels between chunks of work: it lets the
+// host run (so an abort can arrive) and returns an Aborted error once the run
+// is cancelled. It is cheap enough to call every few milliseconds of work.
+func (c *Context) Checkpoint() error {
+	if c.YieldFunc != nil {
+		c.YieldFunc()
+	}
+	return c.Err()
 }
 
 // RunSubgraph runs a graph attribute of the current node.
