@@ -155,14 +155,16 @@ func colSize(ctx *op.Context, c *convAttrs, s *convShapes) (int, error) {
 // for pointwise convolutions) followed by a GEMM of the group's weights with
 // the column matrix, then the bias.
 //
-// The GEMM runs in blocks of output pixels with a checkpoint between blocks:
+// The GEMM runs in blocks of output pixels with a checkpoint before each block:
 // one large Conv can take a good part of a second in WebAssembly, and the
 // checkpoint is where the page's event loop gets a turn and an abort lands.
 func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T, checkpoint func() error) error {
-	const block = 4096 // output pixels per GEMM call: large enough to keep the GEMM efficient
 	cg, mg := s.c/group, s.m/group
 	is, os, ks := s.geom.InSize(), s.geom.OutSize(), s.geom.KernelSize()
 	kdim := cg * ks
+	// About 4 M multiply-adds per block (a few ms even in slow WebAssembly),
+	// and never fewer than 256 pixels, so the GEMM keeps its efficiency.
+	block := max(256, (1<<22)/max(mg*kdim, 1))
 	pw := pointwise(s.geom)
 	for n := 0; n < s.n; n++ {
 		for g := 0; g < group; g++ {

@@ -16,11 +16,12 @@ import (
 // as soon as its run is cancelled, instead of finishing the node.
 func TestConvCheckpoints(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	x := randT(r, 1, 2, 100, 90) // 9000 output pixels: three blocks of 4096
-	w := randT(r, 3, 2, 1, 1)
+	x := randT(r, 1, 64, 40, 50) // 2000 output pixels with 64×64×3×3 weights: several blocks
+	w := randT(r, 64, 64, 3, 3)
 	res := op.Default.Resolve("", "Conv", 22)
 	k, err := res.Builder(&op.Node{Name: "conv", OpType: "Conv", Version: res.Version, Opset: 22,
-		Inputs: []string{"x", "w"}, Outputs: []string{"y"}, Attrs: map[string]*pb.AttributeProto{}})
+		Inputs: []string{"x", "w"}, Outputs: []string{"y"},
+		Attrs: map[string]*pb.AttributeProto{"pads": {Name: "pads", Type: pb.AttributeProto_INTS, Ints: []int64{1, 1, 1, 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +31,8 @@ func TestConvCheckpoints(t *testing.T) {
 	if _, err := k.(op.Kernel).Run(ctx, []*tensor.Tensor{x, w}); err != nil {
 		t.Fatal(err)
 	}
-	if yields != 3 {
-		t.Errorf("Conv over 9000 pixels yielded %d times, want 3 (one per block)", yields)
+	if yields < 2 {
+		t.Errorf("a 74 M multiply-add Conv yielded %d times, want several (one per block of output pixels)", yields)
 	}
 
 	cctx, cancel := context.WithCancel(context.Background())
