@@ -64,10 +64,11 @@ test('browser: squeezenet via ES module, classic <script> and proxy Worker, unde
     assert.deepEqual(r.dims, [1, 1000, 1, 1]);
     assert.deepEqual(r.globalsLeaked, []);
     assert.ok(r.progressCalls > 0 && r.lastProgress[0] === r.lastProgress[1]);
-    // Squeezenet: without the proxy an abort lands between nodes, so its
-    // latency is bounded by the longest node (a big Conv); with the proxy the
-    // page's promise rejects at once.
-    if (typeof r.abort === 'object') assert.ok(r.abort.latencyMs < (mode === 'proxy' ? 100 : 2000), `${mode}: abort took ${r.abort.latencyMs} ms`);
+    // Squeezenet: without the proxy an abort lands at the next checkpoint
+    // (between nodes, and between a Conv's GEMM blocks): ~35 ms measured on
+    // the 2-core development machine; the bound leaves room for a loaded CI
+    // machine. With the proxy the page's promise rejects at once.
+    if (typeof r.abort === 'object') assert.ok(r.abort.latencyMs < (mode === 'proxy' ? 100 : 500), `${mode}: abort took ${r.abort.latencyMs} ms`);
     if (mode === 'proxy') assert.ok(r.ticksDuringRun >= r.runMs / 10 / 3, `proxy: the page's thread was blocked (${r.ticksDuringRun} ticks in ${r.runMs} ms)`);
     await p.close();
   }
