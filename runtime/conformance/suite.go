@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/compare"
@@ -21,15 +22,52 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// caseTolerance holds the per-case tolerances, each with its reason. Keep it short.
-var caseTolerance = map[string]struct {
-	compare.Tolerance
-	Why string
-}{
-	"test_dft_inverse": {compare.Tolerance{Rtol: 1e-3, Atol: 1e-6},
-		"the expected file holds float32 rounding noise (1.9e-07) where the exact result is 0; gort computes the DFT in float64 (3e-15)"},
-	"test_dft_inverse_opset19": {compare.Tolerance{Rtol: 1e-3, Atol: 1e-6},
-		"as test_dft_inverse"},
+// TolerancesFile lists the per-case tolerances, each with its reason; the JS
+// harness reads the same file. The path is relative to this package's
+// directory, where its tests run.
+var TolerancesFile = "../../testdata/conformance/tolerances.txt"
+
+var (
+	tolOnce  sync.Once
+	tolCases map[string]compare.Tolerance
+	tolErr   error
+)
+
+// caseTolerance returns the tolerance for a case: its line in TolerancesFile,
+// or the default.
+func caseTolerance(name string) (compare.Tolerance, error) {
+	tolOnce.Do(func() { tolCases, tolErr = readTolerances(TolerancesFile) })
+	if tolErr != nil {
+		return compare.Tolerance{}, tolErr
+	}
+	if t, ok := tolCases[name]; ok {
+		return t, nil
+	}
+	return compare.DefaultTolerance, nil
+}
+
+// readTolerances parses lines "<case> rtol=<r> atol=<a> # <why>"; a line
+// without a reason is an error, so no tolerance goes unexplained.
+func readTolerances(path string) (map[string]compare.Tolerance, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]compare.Tolerance{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		spec, why, _ := strings.Cut(line, "#")
+		var name string
+		var t compare.Tolerance
+		if n, err := fmt.Sscanf(strings.TrimSpace(spec), "%s rtol=%g atol=%g", &name, &t.Rtol, &t.Atol); n != 3 || err != nil || strings.TrimSpace(why) == "" {
+			return nil, fmt.Errorf("%s:%d: want \"<case> rtol=<r> atol=<a> # <why>\", got %q", path, i+1, line)
+		}
+		out[name] = t
+	}
+	return out, nil
 }
 
 // RunCase runs every test_data_set_* of one case directory and returns ""
@@ -41,9 +79,9 @@ func RunCase(dir string) (reason string) {
 		}
 	}()
 	name := filepath.Base(dir)
-	tol := compare.DefaultTolerance
-	if t, ok := caseTolerance[name]; ok {
-		tol = t.Tolerance
+	tol, err := caseTolerance(name)
+	if err != nil {
+		return "tolerances: " + err.Error()
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
