@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -38,7 +39,7 @@ func init() {
 				if err := checkSame(a, b); err != nil {
 					return nil, err
 				}
-				if !isNumeric(a.DType()) {
+				if !opsutil.IsNumeric(a.DType()) {
 					return nil, badType(name, a.DType())
 				}
 				b, shape, err := lb.shapes(a, b)

@@ -170,17 +170,6 @@ func checkSame(ts ...*tensor.Tensor) error {
 	return nil
 }
 
-// isNumeric reports whether dt holds numbers gort computes with (not raw codes).
-func isNumeric(dt tensor.DType) bool {
-	switch dt {
-	case tensor.Float, tensor.Float16, tensor.BFloat16, tensor.Double,
-		tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64,
-		tensor.Uint8, tensor.Uint16, tensor.Uint32, tensor.Uint64:
-		return true
-	}
-	return false
-}
-
 func isInt(dt tensor.DType) bool {
 	switch dt {
 	case tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64,

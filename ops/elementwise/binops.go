@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/chewxy/math32"
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -72,7 +73,7 @@ func buildPow(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !isNumeric(a.DType()) || !isNumeric(b.DType()) {
+		if !opsutil.IsNumeric(a.DType()) || !opsutil.IsNumeric(b.DType()) {
 			return nil, op.Errorf("Pow does not support %s ^ %s", a.DType(), b.DType())
 		}
 		if n.Version < 12 && a.DType() != b.DType() {
@@ -211,7 +212,7 @@ func buildMod(n *op.Node) (any, error) {
 			return nil, op.Errorf("integer modulo by zero")
 		}
 		f := fm != 0
-		if !isNumeric(a.DType()) {
+		if !opsutil.IsNumeric(a.DType()) {
 			return nil, badType("Mod", a.DType())
 		}
 		switch a.Data().(type) {
@@ -295,7 +296,7 @@ func buildPRelu(n *op.Node) (any, error) {
 			return nil, op.Errorf("slope of shape %v does not broadcast to X of shape %v", s.Shape(), x.Shape())
 		}
 		out := ctx.New(x.DType(), shape...)
-		if !isNumeric(x.DType()) {
+		if !opsutil.IsNumeric(x.DType()) {
 			return nil, badType("PRelu", x.DType())
 		}
 		switch x.Data().(type) {
@@ -546,7 +547,7 @@ func buildCompare(name string) op.Builder {
 				return nil, err
 			}
 			dt := a.DType()
-			ok := isNumeric(dt) || (name == "Equal" && (dt == tensor.Bool || dt == tensor.String))
+			ok := opsutil.IsNumeric(dt) || (name == "Equal" && (dt == tensor.Bool || dt == tensor.String))
 			if !ok {
 				return nil, badType(name, dt)
 			}

@@ -3,6 +3,7 @@ package resample
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -113,7 +114,7 @@ func buildGridSample(n *op.Node) (any, error) {
 		if grid.Rank() != r+2 || grid.Shape()[0] != x.Shape()[0] || grid.Shape()[r+1] != r {
 			return nil, op.Errorf("grid %v does not match input %v", grid.Shape(), x.Shape())
 		}
-		if !isNumeric(x.DType()) {
+		if !opsutil.IsNumeric(x.DType()) {
 			return nil, op.Errorf("GridSample does not support %s", x.DType())
 		}
 		outShape := append([]int{x.Shape()[0], x.Shape()[1]}, grid.Shape()[1:r+1]...)

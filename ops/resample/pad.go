@@ -1,6 +1,7 @@
 package resample
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 	"math"
@@ -139,7 +140,7 @@ func (p *padder) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, er
 		if err != nil {
 			return nil, op.Errorf("axes: %v", err)
 		}
-		if axes, err = normAxes(ax, rank); err != nil {
+		if axes, err = opsutil.NormAxes(ax, rank); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +213,7 @@ func buildCenterCropPad(n *op.Node) (any, error) {
 			axes[i] = i
 		}
 		if axesAttr != nil {
-			if axes, err = normAxes(axesAttr, rank); err != nil {
+			if axes, err = opsutil.NormAxes(axesAttr, rank); err != nil {
 				return nil, err
 			}
 		}

@@ -3,6 +3,7 @@ package resample
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -181,7 +182,7 @@ func (r *resizer) specs(x *tensor.Tensor, in []*tensor.Tensor) ([]AxisSpec, erro
 	}
 	if r.axes != nil {
 		var err error
-		if axes, err = normAxes(r.axes, rank); err != nil {
+		if axes, err = opsutil.NormAxes(r.axes, rank); err != nil {
 			return nil, err
 		}
 	}
@@ -363,7 +364,7 @@ func Apply(ctx *op.Context, x *tensor.Tensor, plans []*AxisPlan, mode Mode, extr
 		gatherAxes(out, x, maps, fill)
 		return out, nil
 	}
-	if !isNumeric(x.DType()) {
+	if !opsutil.IsNumeric(x.DType()) {
 		return nil, op.Errorf("linear and cubic resizing need a numeric input, got %s", x.DType())
 	}
 	v, err := toF64(x)
@@ -458,7 +459,7 @@ func scalarLike(dt tensor.DType, v float64) *tensor.Tensor {
 	case []complex128:
 		d[0] = complex(v, 0)
 	default:
-		if isNumeric(dt) {
+		if opsutil.IsNumeric(dt) {
 			storeF64(t, []float64{v})
 		}
 	}

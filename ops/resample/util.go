@@ -201,35 +201,3 @@ func storeInt[T tensor.Number](d []T, v []float64, loT, hiT T) {
 		}
 	}
 }
-
-// isNumeric reports whether arithmetic resampling can run on dt.
-func isNumeric(dt tensor.DType) bool {
-	switch dt {
-	case tensor.Float, tensor.Float16, tensor.BFloat16, tensor.Double,
-		tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64,
-		tensor.Uint8, tensor.Uint16, tensor.Uint32, tensor.Uint64:
-		return true
-	}
-	return false
-}
-
-// normAxes maps attribute/input axes into [0, rank), refusing repeats.
-func normAxes(axes []int64, rank int) ([]int, error) {
-	out := make([]int, len(axes))
-	seen := map[int]bool{}
-	for i, a := range axes {
-		v := int(a)
-		if v < 0 {
-			v += rank
-		}
-		if v < 0 || v >= rank {
-			return nil, op.Errorf("axis %d is out of range for rank %d", a, rank)
-		}
-		if seen[v] {
-			return nil, op.Errorf("axis %d is repeated", a)
-		}
-		seen[v] = true
-		out[i] = v
-	}
-	return out, nil
-}

@@ -32,7 +32,7 @@ func buildDFT(n *op.Node) (any, error) {
 		if n.Version >= 20 {
 			axis = -2
 			if len(in) > 2 && in[2] != nil {
-				v, err := scalarInt(in[2], "axis")
+				v, err := opsutil.ScalarInt(in[2], "axis")
 				if err != nil {
 					return nil, err
 				}
@@ -59,7 +59,7 @@ func buildDFT(n *op.Node) (any, error) {
 			length = 2 * (dim - 1)
 		}
 		if len(in) > 1 && in[1] != nil {
-			v, err := scalarInt(in[1], "dft_length")
+			v, err := opsutil.ScalarInt(in[1], "dft_length")
 			if err != nil {
 				return nil, err
 			}

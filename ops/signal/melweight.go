@@ -3,6 +3,7 @@ package signal
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -25,15 +26,15 @@ func buildMelWeightMatrix(n *op.Node) (any, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("MelWeightMatrix needs 5 inputs")
 		}
-		nMel, err := scalarInt(in[0], "num_mel_bins")
+		nMel, err := opsutil.ScalarInt(in[0], "num_mel_bins")
 		if err != nil {
 			return nil, err
 		}
-		dftLen, err := scalarInt(in[1], "dft_length")
+		dftLen, err := opsutil.ScalarInt(in[1], "dft_length")
 		if err != nil {
 			return nil, err
 		}
-		rate, err := scalarInt(in[2], "sample_rate")
+		rate, err := opsutil.ScalarInt(in[2], "sample_rate")
 		if err != nil {
 			return nil, err
 		}

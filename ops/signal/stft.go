@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -28,7 +29,7 @@ func buildSTFT(n *op.Node) (any, error) {
 			return nil, op.Errorf("STFT signal must be [batch, length, 1 or 2], got %v", sh)
 		}
 		batch, sigLen, comps := sh[0], sh[1], sh[2]
-		step, err := scalarInt(in[1], "frame_step")
+		step, err := opsutil.ScalarInt(in[1], "frame_step")
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +45,7 @@ func buildSTFT(n *op.Node) (any, error) {
 			frameLen = len(window)
 		}
 		if len(in) > 3 && in[3] != nil {
-			v, err := scalarInt(in[3], "frame_length")
+			v, err := opsutil.ScalarInt(in[3], "frame_length")
 			if err != nil {
 				return nil, err
 			}

@@ -5,19 +5,6 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// scalarInt reads a one-element integer input (lengths, steps, axes), which
-// the spec gives as a scalar but exporters sometimes write as shape [1].
-func scalarInt(t *tensor.Tensor, what string) (int64, error) {
-	if t == nil {
-		return 0, op.Errorf("%s is missing", what)
-	}
-	v, err := t.Int64s()
-	if err != nil || len(v) != 1 {
-		return 0, op.Errorf("%s must be an integer scalar, got %s%v", what, t.DType(), t.Shape())
-	}
-	return v[0], nil
-}
-
 // scalarFloat reads a one-element numeric input as float64.
 func scalarFloat(t *tensor.Tensor, what string) (float64, error) {
 	if t == nil {

@@ -3,6 +3,7 @@ package signal
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -41,7 +42,7 @@ func windowBuilder(w windowFunc) op.Builder {
 			if len(in) < 1 || in[0] == nil {
 				return nil, op.Errorf("%s needs a size", n.OpType)
 			}
-			size, err := scalarInt(in[0], "size")
+			size, err := opsutil.ScalarInt(in[0], "size")
 			if err != nil {
 				return nil, err
 			}

@@ -249,27 +249,6 @@ func scalarInt(t *tensor.Tensor, what string) (int64, error) {
 	return v[0], nil
 }
 
-// normAxes maps possibly negative axes into [0, rank), rejecting duplicates.
-func normAxes(axes []int64, rank int) ([]int, error) {
-	out := make([]int, len(axes))
-	seen := make([]bool, rank)
-	for i, a := range axes {
-		v := int(a)
-		if v < 0 {
-			v += rank
-		}
-		if v < 0 || v >= rank {
-			return nil, op.Errorf("axis %d is out of range for rank %d", a, rank)
-		}
-		if seen[v] {
-			return nil, op.Errorf("axis %d is repeated", a)
-		}
-		seen[v] = true
-		out[i] = v
-	}
-	return out, nil
-}
-
 // normAxis maps one possibly negative axis into [0, rank).
 func normAxis(a int64, rank int) (int, error) {
 	v := int(a)

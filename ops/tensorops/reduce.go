@@ -3,6 +3,7 @@ package tensorops
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -85,7 +86,7 @@ func buildReduce(n *op.Node, kind rkind, axesInput int) (any, error) {
 				}
 			}
 		} else {
-			ax, err := normAxes(axes, r)
+			ax, err := opsutil.NormAxes(axes, r)
 			if err != nil {
 				return nil, err
 			}

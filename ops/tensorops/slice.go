@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -77,7 +78,7 @@ func sliceTensor(ctx *op.Context, x *tensor.Tensor, starts, ends, axes, steps []
 			return nil, op.Errorf("axes %v and starts %v differ in length", axes, starts)
 		}
 		var err error
-		if ax, err = normAxes(axes, r); err != nil {
+		if ax, err = opsutil.NormAxes(axes, r); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -47,7 +48,7 @@ func buildSqueeze(n *op.Node) (any, error) {
 		}
 		drop := make([]bool, len(sh))
 		if given && len(axes) > 0 {
-			ax, err := normAxes(axes, len(sh))
+			ax, err := opsutil.NormAxes(axes, len(sh))
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +92,7 @@ func buildUnsqueeze(n *op.Node) (any, error) {
 			return nil, op.Errorf("Unsqueeze needs axes")
 		}
 		r := len(sh) + len(axes)
-		ax, err := normAxes(axes, r)
+		ax, err := opsutil.NormAxes(axes, r)
 		if err != nil {
 			return nil, err
 		}

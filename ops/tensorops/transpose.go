@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -29,7 +30,7 @@ func buildTranspose(n *op.Node) (any, error) {
 			if len(perm) != r {
 				return nil, op.Errorf("perm %v does not match rank %d", perm, r)
 			}
-			ax, err := normAxes(perm, r)
+			ax, err := opsutil.NormAxes(perm, r)
 			if err != nil {
 				return nil, op.Errorf("perm %v is not a permutation of rank %d", perm, r)
 			}

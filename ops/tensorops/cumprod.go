@@ -1,4 +1,4 @@
-package numeric
+package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
@@ -25,7 +25,7 @@ func buildCumProd(n *op.Node) (any, error) {
 			return nil, op.Errorf("CumProd needs x and axis")
 		}
 		x := in[0]
-		av, err := scalarInt(in[1], "axis")
+		av, err := opsutil.ScalarInt(in[1], "axis")
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func buildCumProd(n *op.Node) (any, error) {
 			return nil, err
 		}
 		sh := x.Shape()
-		c := runArgs{prod(sh[:ax]), sh[ax], prod(sh[ax+1:]), excl, rev}
+		c := cumArgs{prod(sh[:ax]), sh[ax], prod(sh[ax+1:]), excl, rev}
 		out := ctx.New(x.DType(), sh...)
 		switch d := out.Data().(type) {
 		case []float32:
@@ -59,29 +59,4 @@ func buildCumProd(n *op.Node) (any, error) {
 	}), nil
 }
 
-type runArgs struct {
-	outer, dim, inner  int
-	exclusive, reverse bool
-}
-
-func cumprod[T tensor.Number](d, s []T, c runArgs) {
-	for b := 0; b < c.outer; b++ {
-		for i := 0; i < c.inner; i++ {
-			acc := T(1)
-			for j := 0; j < c.dim; j++ {
-				jj := j
-				if c.reverse {
-					jj = c.dim - 1 - j
-				}
-				p := (b*c.dim+jj)*c.inner + i
-				if c.exclusive {
-					d[p] = acc
-					acc *= s[p]
-				} else {
-					acc *= s[p]
-					d[p] = acc
-				}
-			}
-		}
-	}
-}
+func cumprod[T tensor.Number](d, s []T, c cumArgs) { scan(d, s, c, true) }
