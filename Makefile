@@ -27,6 +27,7 @@ test: check test-go test-wasm test-diff test-js
 
 check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
 
