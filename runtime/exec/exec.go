@@ -62,7 +62,10 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 	for k, v := range inputs {
 		s.vals[k] = v
 	}
-	needed := neededNodes(g, wanted)
+	needed := g.NeededForOutputs()
+	if !allOutputs(g, wanted) {
+		needed = g.Needed(wanted)
+	}
 	for i, n := range g.Nodes {
 		if !needed[i] {
 			continue
@@ -108,29 +111,18 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 	return out, nil
 }
 
-// neededNodes marks the nodes that contribute to wanted, so that neither
-// unrequested outputs nor dead nodes (which feed no output) run.
-func neededNodes(g *graph.Graph, wanted []string) []bool {
-	need := map[string]bool{}
-	for _, w := range wanted {
-		need[w] = true
+// allOutputs reports whether wanted is exactly the graph's outputs in order
+// (every subgraph call, and a Run without output selection).
+func allOutputs(g *graph.Graph, wanted []string) bool {
+	if len(wanted) != len(g.Outputs) {
+		return false
 	}
-	mark := make([]bool, len(g.Nodes))
-	for i := len(g.Nodes) - 1; i >= 0; i-- {
-		n := g.Nodes[i]
-		for _, o := range n.Outputs {
-			if need[o] {
-				mark[i] = true
-				break
-			}
-		}
-		if mark[i] {
-			for _, in := range n.Reads {
-				need[in] = true
-			}
+	for i, w := range wanted {
+		if g.Outputs[i].Name != w {
+			return false
 		}
 	}
-	return mark
+	return true
 }
 
 // node runs one node, converting panics to errors that name the node.

@@ -5,6 +5,8 @@
 package graph
 
 import (
+	"sync"
+
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -39,6 +41,41 @@ type Graph struct {
 	FreeVars []string
 	// Declared holds the value_info types, for printing and checks.
 	Declared map[string]Type
+
+	neededOnce sync.Once
+	neededAll  []bool
+}
+
+// Needed marks the nodes that contribute to the wanted values, so that
+// neither unrequested outputs nor dead nodes (which feed no output) run.
+func (g *Graph) Needed(wanted []string) []bool {
+	need := make(map[string]bool, len(wanted))
+	for _, w := range wanted {
+		need[w] = true
+	}
+	mark := make([]bool, len(g.Nodes))
+	for i := len(g.Nodes) - 1; i >= 0; i-- {
+		n := g.Nodes[i]
+		for _, o := range n.Outputs {
+			if need[o] {
+				mark[i] = true
+				break
+			}
+		}
+		if mark[i] {
+			for _, in := range n.Reads {
+				need[in] = true
+			}
+		}
+	}
+	return mark
+}
+
+// NeededForOutputs is Needed for all graph outputs, computed once: a Loop
+// body runs it on every iteration.
+func (g *Graph) NeededForOutputs() []bool {
+	g.neededOnce.Do(func() { g.neededAll = g.Needed(g.OutputNames()) })
+	return g.neededAll
 }
 
 // InputNames implements op.Subgraph.
