@@ -50,8 +50,23 @@ func Run(ctx context.Context, g *graph.Graph, inputs map[string]tensor.Value, wa
 }
 
 type runner struct {
-	ctx  context.Context
-	opts Options
+	ctx   context.Context
+	opts  Options
+	steps int // nodes run and checkpoints passed, for yieldNow
+}
+
+// yield gives other goroutines and the host a turn. On GOOS=js there is no
+// preemption: without an explicit yield, a long run (a Loop of many small
+// iterations) would starve the timers that cancel its context. The scheduler
+// yield is cheap but not free, so it happens every 64 steps.
+func (r *runner) yield() {
+	r.steps++
+	if r.steps%64 == 0 {
+		schedYield()
+	}
+	if r.opts.Yield != nil {
+		r.opts.Yield()
+	}
 }
 
 func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *scope, wanted []string) (map[string]tensor.Value, error) {
@@ -73,9 +88,7 @@ func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *sco
 		if r.ctx != nil && r.ctx.Err() != nil {
 			return nil, errs.New(errs.Aborted, "run aborted before node %s: %v", n.Name, context.Cause(r.ctx))
 		}
-		if r.opts.Yield != nil {
-			r.opts.Yield()
-		}
+		r.yield()
 		outs, err := r.node(n, s)
 		if err != nil {
 			return nil, err
@@ -144,7 +157,7 @@ func (r *runner) node(n *graph.Node, s *scope) (outs []tensor.Value, err error) 
 	ctx := &op.Context{
 		Ctx:       r.ctx,
 		MaxBytes:  r.opts.MaxTensorBytes,
-		YieldFunc: r.opts.Yield,
+		YieldFunc: r.yield,
 		RunSubgraphFunc: func(sg op.Subgraph, args []tensor.Value) ([]tensor.Value, error) {
 			return r.subgraph(sg.(*graph.Graph), args, s)
 		},

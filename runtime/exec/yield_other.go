@@ -1,0 +1,6 @@
+//go:build !js
+
+package exec
+
+// schedYield is not needed where goroutines are preempted.
+func schedYield() {}
