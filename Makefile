@@ -1,6 +1,9 @@
 # gort — see README.md. Every target installs what it needs on a fresh machine.
 
 # go.mod pins the toolchain (go1.27.x); an older `go` fetches it from the module proxy.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 export GOTOOLCHAIN := auto
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 GO ?= go
@@ -45,10 +48,11 @@ test-js:
 	bash js/build.sh
 	bash js/test.sh
 
-# Per-op table in testdata/conformance/TABLE.md and the summary line, native then wasm.
+# Per-op table in testdata/conformance/TABLE.md; checks the wasm run against the same manifest, then
+# ends with the summary line of the native run.
 conformance:
-	GORT_CONFORMANCE_TABLE=$(CURDIR)/testdata/conformance/TABLE.md $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/ | grep -E '^(conformance|FAIL|ok|---)'
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" -run TestNodeSuite -v ./runtime/conformance/ | grep -E '^(conformance|FAIL|ok|---)'
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" -run TestNodeSuite -v ./runtime/conformance/ | grep -E '^(conformance|FAIL|--- FAIL|\s+suite_test)' | sed 's/^conformance:/wasm: conformance:/'
+	GORT_CONFORMANCE_TABLE=$(CURDIR)/testdata/conformance/TABLE.md $(GO) test -count=1 -run TestNodeSuite -v ./runtime/conformance/ | grep -E '^(conformance|FAIL|--- FAIL|\s+suite_test)'
 
 # Rewrite the manifest from the current results (review the diff before committing).
 manifest:

@@ -102,7 +102,6 @@ func TestNodeSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("conformance: %d passed, %d failed", passed, failed)
 	if testing.Verbose() || os.Getenv("GORT_CONFORMANCE_TABLE") != "" {
 		fmt.Printf("conformance: %d passed, %d failed\n", passed, failed)
 	}
