@@ -2,6 +2,7 @@ package attention
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -156,7 +157,7 @@ func applyMod(ctx *op.Context, g op.Subgraph, name string, dt tensor.DType, vals
 		return nil, op.Errorf("%s returned %d values, want 1", name, len(outs))
 	}
 	r, ok := outs[0].(*tensor.Tensor)
-	if !ok || !sameShape(r.Shape(), t.Shape()) || !isFloat(r.DType()) {
+	if !ok || !slices.Equal(r.Shape(), t.Shape()) || !isFloat(r.DType()) {
 		return nil, op.Errorf("%s must return a float tensor of shape %v", name, t.Shape())
 	}
 	return r.Float64s()

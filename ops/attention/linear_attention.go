@@ -2,6 +2,7 @@ package attention
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -80,7 +81,7 @@ func buildLinearAttention(n *op.Node) (any, error) {
 		if ks[0] != nb || ks[1] != nt || ks[2] != kvHeads*dk || vs[0] != nb || vs[1] != nt {
 			return nil, op.Errorf("key %v and value %v do not match query %v with %d kv heads", ks, vs, qs, kvHeads)
 		}
-		if past != nil && !sameShape(past.Shape(), []int{nb, kvHeads, dk, dv}) {
+		if past != nil && !slices.Equal(past.Shape(), []int{nb, kvHeads, dk, dv}) {
 			return nil, op.Errorf("past_state must have shape [%d %d %d %d], got %v", nb, kvHeads, dk, dv, past.Shape())
 		}
 		decayPerKey := false

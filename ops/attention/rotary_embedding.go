@@ -1,6 +1,8 @@
 package attention
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -66,7 +68,7 @@ func buildRotary(n *op.Node) (any, error) {
 			if ids, err = pos.Int64s(); err != nil {
 				return nil, op.Errorf("position_ids: %v", err)
 			}
-			if cosT.Rank() != 2 || !sameShape(cosT.Shape(), sinT.Shape()) || cosT.Shape()[1] != half {
+			if cosT.Rank() != 2 || !slices.Equal(cosT.Shape(), sinT.Shape()) || cosT.Shape()[1] != half {
 				return nil, op.Errorf("with position_ids, cos_cache and sin_cache must have shape [max_position, %d], got %v and %v", half, cosT.Shape(), sinT.Shape())
 			}
 			for _, id := range ids {
@@ -74,7 +76,7 @@ func buildRotary(n *op.Node) (any, error) {
 					return nil, op.Errorf("position id %d is outside the cache of %d positions", id, cosT.Shape()[0])
 				}
 			}
-		} else if cosT.Rank() != 3 || !sameShape(cosT.Shape(), sinT.Shape()) || cosT.Shape()[0] != batch || cosT.Shape()[1] != seq || cosT.Shape()[2] != half {
+		} else if cosT.Rank() != 3 || !slices.Equal(cosT.Shape(), sinT.Shape()) || cosT.Shape()[0] != batch || cosT.Shape()[1] != seq || cosT.Shape()[2] != half {
 			return nil, op.Errorf("without position_ids, cos_cache and sin_cache must have shape [%d, %d, %d], got %v and %v", batch, seq, half, cosT.Shape(), sinT.Shape())
 		}
 		out := ctx.New(x.DType(), x.Shape()...)

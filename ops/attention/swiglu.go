@@ -1,6 +1,8 @@
 package attention
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -22,7 +24,7 @@ func buildSwiGLU(n *op.Node) (any, error) {
 		if err := checkFloat("SwiGLU", a, b); err != nil {
 			return nil, err
 		}
-		if a.DType() != b.DType() || !sameShape(a.Shape(), b.Shape()) {
+		if a.DType() != b.DType() || !slices.Equal(a.Shape(), b.Shape()) {
 			return nil, op.Errorf("SwiGLU inputs must have the same dtype and shape, got %s%v and %s%v", a.DType(), a.Shape(), b.DType(), b.Shape())
 		}
 		out := ctx.New(a.DType(), a.Shape()...)
@@ -40,16 +42,4 @@ func swiglu[E real](y, a, b []E, alpha float64) {
 		g := float64(x)
 		y[i] = E(g * sigmoid(alpha*g) * float64(b[i]))
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

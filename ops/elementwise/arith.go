@@ -1,6 +1,8 @@
 package elementwise
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -84,7 +86,7 @@ func (l legacy) shapes(a, b *tensor.Tensor) (*tensor.Tensor, []int, error) {
 	}
 	as, bs := a.Shape(), b.Shape()
 	if !l.broadcast {
-		if !sameShape(as, bs) {
+		if !slices.Equal(as, bs) {
 			return nil, nil, op.Errorf("shapes %v and %v differ and broadcast is 0", as, bs)
 		}
 		return b, as, nil
@@ -113,18 +115,6 @@ func (l legacy) shapes(a, b *tensor.Tensor) (*tensor.Tensor, []int, error) {
 		eff[int(axis)+i] = d
 	}
 	return b.Reshaped(eff), as, nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func hasZero(t *tensor.Tensor) bool {
@@ -189,15 +179,15 @@ func arithInto(k arithOp, out, a, b *tensor.Tensor) {
 
 func arithT[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Tensor) {
 	ad, bd := tensor.Data[T](a), tensor.Data[T](b)
-	if sameShape(a.Shape(), shape) && sameShape(b.Shape(), shape) {
+	if slices.Equal(a.Shape(), shape) && slices.Equal(b.Shape(), shape) {
 		arithRow(k, od, ad, bd)
 		return
 	}
-	if sameShape(a.Shape(), shape) && len(bd) == 1 {
+	if slices.Equal(a.Shape(), shape) && len(bd) == 1 {
 		arithRow(k, od, ad, bd)
 		return
 	}
-	if len(ad) == 1 && sameShape(b.Shape(), shape) {
+	if len(ad) == 1 && slices.Equal(b.Shape(), shape) {
 		arithRow(k, od, ad, bd)
 		return
 	}

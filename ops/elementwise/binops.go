@@ -3,6 +3,7 @@ package elementwise
 import (
 	"cmp"
 	"math"
+	"slices"
 
 	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/ops/opsutil"
@@ -292,7 +293,7 @@ func buildPRelu(n *op.Node) (any, error) {
 			return nil, err
 		}
 		shape, err := broadcastShapes(x, s)
-		if err != nil || !sameShape(shape, x.Shape()) {
+		if err != nil || !slices.Equal(shape, x.Shape()) {
 			return nil, op.Errorf("slope of shape %v does not broadcast to X of shape %v", s.Shape(), x.Shape())
 		}
 		out := ctx.New(x.DType(), shape...)

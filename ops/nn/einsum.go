@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gort-dev/gort/ops/kernels"
@@ -422,7 +423,7 @@ func gather[T tensor.Number](ctx *op.Context, p *einsumPlan, ls, shape []int, da
 		}
 	}
 	// Already laid out as asked: no copy.
-	if len(redShape) == 0 && len(ls) == len(out) && sameShape(ls, out) && sameShape(shape, outShape) {
+	if len(redShape) == 0 && len(ls) == len(out) && slices.Equal(ls, out) && slices.Equal(shape, outShape) {
 		return operand[T]{out, outShape, data}, nil
 	}
 	if _, err := ctx.CheckShape(tensor.DTypeOf[T](), outShape); err != nil {

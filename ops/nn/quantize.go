@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/ops/opsutil/minifloat"
@@ -162,22 +163,10 @@ func zeroPoints(zp, scale *tensor.Tensor) ([]float64, error) {
 	if zp == nil {
 		return nil, nil
 	}
-	if zp.Len() != scale.Len() || (zp.Rank() > 1 || scale.Rank() > 1) && !sameShape(zp.Shape(), scale.Shape()) {
+	if zp.Len() != scale.Len() || (zp.Rank() > 1 || scale.Rank() > 1) && !slices.Equal(zp.Shape(), scale.Shape()) {
 		return nil, op.Errorf("zero point shape %v differs from scale shape %v", zp.Shape(), scale.Shape())
 	}
 	return numbers(zp, "zero point")
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // rounder rounds a float64 to a floating dtype's precision: the precision

@@ -3,6 +3,7 @@ package numeric
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -26,7 +27,7 @@ func buildDet(n *op.Node) (any, error) {
 			return nil, op.Errorf("Det needs [..., M, M], got %v", sh)
 		}
 		m := sh[r-1]
-		batch := prod(sh[:r-2])
+		batch := opsutil.Product(sh[:r-2])
 		xs, _ := x.Float64s()
 		out := ctx.New(x.DType(), sh[:r-2]...)
 		a := make([]float64, m*m)

@@ -38,7 +38,7 @@ func buildLpNorm(n *op.Node) (any, error) {
 			return nil, err
 		}
 		sh := x.Shape()
-		outer, dim, inner := prod(sh[:ax]), sh[ax], prod(sh[ax+1:])
+		outer, dim, inner := opsutil.Product(sh[:ax]), sh[ax], opsutil.Product(sh[ax+1:])
 		xs, _ := x.Float64s()
 		res := make([]float64, len(xs))
 		for o := 0; o < outer; o++ {

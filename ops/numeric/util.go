@@ -4,13 +4,5 @@ import "github.com/gort-dev/gort/runtime/tensor"
 
 func one(t *tensor.Tensor) []*tensor.Tensor { return []*tensor.Tensor{t} }
 
-func prod(dims []int) int {
-	p := 1
-	for _, d := range dims {
-		p *= d
-	}
-	return p
-}
-
 // isReal reports whether t holds float32/float16/bfloat16 or float64.
 func isReal(t *tensor.Tensor) bool { return t.DType().IsFloat() || t.DType() == tensor.Double }

@@ -1,6 +1,7 @@
 package spatial
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -19,7 +20,7 @@ func buildCol2Im(n *op.Node) (any, error) {
 		}
 		x := in[0]
 		if !isReal(x) || x.Rank() != 3 {
-			return nil, op.Errorf("Col2Im input must be a float [N, C*prod(block), L], got %s%v", x.DType(), x.Shape())
+			return nil, op.Errorf("Col2Im input must be a float [N, C*opsutil.Product(block), L], got %s%v", x.DType(), x.Shape())
 		}
 		img64, err1 := in[1].Int64s()
 		blk64, err2 := in[2].Int64s()
@@ -59,7 +60,7 @@ func buildCol2Im(n *op.Node) (any, error) {
 			}
 		}
 		sh := x.Shape()
-		bsize, L := prod(blk), prod(cnt)
+		bsize, L := opsutil.Product(blk), opsutil.Product(cnt)
 		if sh[1]%bsize != 0 || sh[2] != L {
 			return nil, op.Errorf("Col2Im input %v does not match %d blocks of size %d", sh, L, bsize)
 		}
@@ -67,7 +68,7 @@ func buildCol2Im(n *op.Node) (any, error) {
 		out := ctx.New(x.DType(), append([]int{N, C}, img...)...)
 		xs, _ := x.Float64s()
 		res := make([]float64, out.Len())
-		isz := prod(img)
+		isz := opsutil.Product(img)
 		bi := make([]int, nd) // position inside a block
 		li := make([]int, nd) // block position
 		for b := 0; b < N; b++ {

@@ -9,14 +9,6 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-func prod(dims []int) int {
-	p := 1
-	for _, d := range dims {
-		p *= d
-	}
-	return p
-}
-
 // intsOr returns an INTS attribute, or n copies of def when absent, and
 // checks its length.
 func intsOr(nd *op.Node, name string, n int, def int64) ([]int, error) {

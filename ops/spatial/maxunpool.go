@@ -1,6 +1,7 @@
 package spatial
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -69,7 +70,7 @@ func buildMaxUnpool(n *op.Node) (any, error) {
 			}
 		}
 		out := ctx.New(x.DType(), osh...)
-		total := prod(def)
+		total := opsutil.Product(def)
 		coord := make([]int, nd+2)
 		for i, p := range idx {
 			if p < 0 || p >= int64(total) {

@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -32,7 +33,7 @@ func buildCompress(n *op.Node) (any, error) {
 		if !hasAxis {
 			x = x.Reshaped([]int{x.Len()})
 		}
-		a, err := normAxis(axis, x.Rank())
+		a, err := opsutil.NormAxis(axis, x.Rank())
 		if !hasAxis {
 			a, err = 0, nil
 		}
@@ -53,7 +54,7 @@ func buildCompress(n *op.Node) (any, error) {
 		outShape := append([]int(nil), sh...)
 		outShape[a] = len(keep)
 		out := ctx.New(x.DType(), outShape...)
-		outer, inner := prod(sh[:a]), prod(sh[a+1:])
+		outer, inner := opsutil.Product(sh[:a]), opsutil.Product(sh[a+1:])
 		if inner == 0 {
 			return one(out), nil
 		}

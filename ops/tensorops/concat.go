@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -31,7 +32,7 @@ func buildConcat(n *op.Node) (any, error) {
 		}
 		first := xs[0]
 		r := first.Rank()
-		a, err := normAxis(axis, r)
+		a, err := opsutil.NormAxis(axis, r)
 		if err != nil {
 			return nil, err
 		}
@@ -52,8 +53,8 @@ func buildConcat(n *op.Node) (any, error) {
 			outShape[a] += t.Shape()[a]
 		}
 		out := ctx.New(first.DType(), outShape...)
-		outer := prod(outShape[:a])
-		inner := prod(outShape[a+1:])
+		outer := opsutil.Product(outShape[:a])
+		inner := opsutil.Product(outShape[a+1:])
 		rowOut := outShape[a] * inner
 		mv := moverFor(out.Data())
 		off := 0

@@ -1,70 +1,88 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
-	op.Register("CumSum", op.SpecVersions("", "CumSum"), buildCumSum)
+	op.Register("CumSum", op.SpecVersions("", "CumSum"), buildCumulative("CumSum", false))
+	op.Register("CumProd", op.SpecVersions("", "CumProd"), buildCumulative("CumProd", true))
 }
 
-// buildCumSum: running sums along the axis input, optionally exclusive
-// (each output leaves out its own element) and/or reversed. Version 14 only
-// added float16/bfloat16. Sums run in the element type, as numpy's cumsum does.
-func buildCumSum(n *op.Node) (any, error) {
-	a := &op.Attribs{N: n}
-	excl := a.Int("exclusive", 0) != 0
-	rev := a.Int("reverse", 0) != 0
-	if a.Err != nil {
-		return nil, a.Err
-	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		if len(in) < 2 || in[0] == nil || in[1] == nil {
-			return nil, op.Errorf("CumSum needs x and axis")
+// buildCumulative builds CumSum (running sums) and CumProd (running
+// products) along the axis input, optionally exclusive (each output leaves
+// out its own element, starting from the identity 0 or 1) and/or reversed.
+// Results stay in the element type (integers wrap), as numpy's cumsum and
+// cumprod do. CumSum-14 only added float16/bfloat16; CumProd takes fewer
+// types (float and 32/64-bit integers), as its spec lists.
+func buildCumulative(name string, product bool) op.Builder {
+	return func(n *op.Node) (any, error) {
+		a := &op.Attribs{N: n}
+		excl := a.Int("exclusive", 0) != 0
+		rev := a.Int("reverse", 0) != 0
+		if a.Err != nil {
+			return nil, a.Err
 		}
-		x := in[0]
-		av, err := scalarInt(in[1], "axis")
-		if err != nil {
-			return nil, err
-		}
-		ax, err := normAxis(av, x.Rank())
-		if err != nil {
-			return nil, err
-		}
-		sh := x.Shape()
-		outer, dim, inner := prod(sh[:ax]), sh[ax], prod(sh[ax+1:])
-		out := ctx.New(x.DType(), sh...)
-		c := cumArgs{outer, dim, inner, excl, rev}
-		switch d := out.Data().(type) {
-		case []float32:
-			cumsum(d, x.F32(), c)
-		case []float64:
-			cumsum(d, x.F64(), c)
-		case []int8:
-			cumsum(d, tensor.Data[int8](x), c)
-		case []int16:
-			cumsum(d, tensor.Data[int16](x), c)
-		case []int32:
-			cumsum(d, tensor.Data[int32](x), c)
-		case []int64:
-			cumsum(d, tensor.Data[int64](x), c)
-		case []uint8:
-			if x.DType().IsCodeType() {
-				return nil, op.Errorf("CumSum does not support %s", x.DType())
+		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+			if len(in) < 2 || in[0] == nil || in[1] == nil {
+				return nil, op.Errorf("%s needs x and axis", name)
 			}
-			cumsum(d, tensor.Data[uint8](x), c)
-		case []uint16:
-			cumsum(d, tensor.Data[uint16](x), c)
-		case []uint32:
-			cumsum(d, tensor.Data[uint32](x), c)
-		case []uint64:
-			cumsum(d, tensor.Data[uint64](x), c)
-		default:
-			return nil, op.Errorf("CumSum does not support %s", x.DType())
-		}
-		return one(out), nil
-	}), nil
+			x := in[0]
+			av, err := scalarInt(in[1], "axis")
+			if err != nil {
+				return nil, err
+			}
+			if x.Rank() == 0 {
+				return nil, op.Errorf("%s needs an input of rank >= 1", name)
+			}
+			ax, err := opsutil.NormAxis(av, x.Rank())
+			if err != nil {
+				return nil, err
+			}
+			if product && !cumProdType(x.DType()) || x.DType().IsCodeType() {
+				return nil, op.Errorf("%s does not support %s", name, x.DType())
+			}
+			sh := x.Shape()
+			c := cumArgs{opsutil.Product(sh[:ax]), sh[ax], opsutil.Product(sh[ax+1:]), excl, rev}
+			out := ctx.New(x.DType(), sh...)
+			switch d := out.Data().(type) {
+			case []float32:
+				scan(d, x.F32(), c, product)
+			case []float64:
+				scan(d, x.F64(), c, product)
+			case []int8:
+				scan(d, tensor.Data[int8](x), c, product)
+			case []int16:
+				scan(d, tensor.Data[int16](x), c, product)
+			case []int32:
+				scan(d, tensor.Data[int32](x), c, product)
+			case []int64:
+				scan(d, tensor.Data[int64](x), c, product)
+			case []uint8:
+				scan(d, tensor.Data[uint8](x), c, product)
+			case []uint16:
+				scan(d, tensor.Data[uint16](x), c, product)
+			case []uint32:
+				scan(d, tensor.Data[uint32](x), c, product)
+			case []uint64:
+				scan(d, tensor.Data[uint64](x), c, product)
+			default:
+				return nil, op.Errorf("%s does not support %s", name, x.DType())
+			}
+			return one(out), nil
+		}), nil
+	}
+}
+
+// cumProdType reports whether CumProd's type constraint admits dt.
+func cumProdType(dt tensor.DType) bool {
+	switch dt {
+	case tensor.Float, tensor.Float16, tensor.BFloat16, tensor.Double, tensor.Int32, tensor.Int64, tensor.Uint32, tensor.Uint64:
+		return true
+	}
+	return false
 }
 
 // cumArgs describes a running scan (CumSum, CumProd) over the middle dim of
@@ -73,8 +91,6 @@ type cumArgs struct {
 	outer, dim, inner  int
 	exclusive, reverse bool
 }
-
-func cumsum[T tensor.Number](d, s []T, c cumArgs) { scan(d, s, c, false) }
 
 // scan writes into d the running sums (product false) or products (product
 // true) of s along the scan axis, each run starting from the identity (0 or

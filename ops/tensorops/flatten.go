@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -31,6 +32,6 @@ func buildFlatten(n *op.Node) (any, error) {
 		if a < 0 || a > len(sh) {
 			return nil, op.Errorf("axis %d is out of range for rank %d", axis, len(sh))
 		}
-		return one(in[0].Reshaped([]int{prod(sh[:a]), prod(sh[a:])})), nil
+		return one(in[0].Reshaped([]int{opsutil.Product(sh[:a]), opsutil.Product(sh[a:])})), nil
 	}), nil
 }

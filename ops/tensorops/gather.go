@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -24,7 +25,7 @@ func indexAt(i int64, dim int) (int, error) {
 
 // buildGather: versions differ only in dtypes (and negative indices, which
 // gort accepts throughout). Each index selects a contiguous block of
-// prod(data.shape[axis+1:]) elements, copied whole.
+// opsutil.Product(data.shape[axis+1:]) elements, copied whole.
 func buildGather(n *op.Node) (any, error) {
 	axis, err := n.Int("axis", 0)
 	if err != nil {
@@ -38,7 +39,7 @@ func buildGather(n *op.Node) (any, error) {
 		if x.Rank() == 0 {
 			return nil, op.Errorf("Gather needs data of rank >= 1")
 		}
-		a, err := normAxis(axis, x.Rank())
+		a, err := opsutil.NormAxis(axis, x.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +54,7 @@ func buildGather(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		outer, inner := prod(sh[:a]), prod(sh[a+1:])
+		outer, inner := opsutil.Product(sh[:a]), opsutil.Product(sh[a+1:])
 		pos := make([]int, len(idx))
 		for i, v := range idx {
 			if pos[i], err = indexAt(v, dim); err != nil {
@@ -130,7 +131,7 @@ func buildGatherElements(n *op.Node) (any, error) {
 			return nil, op.Errorf("GatherElements needs data and indices")
 		}
 		x, ind := in[0], in[1]
-		a, err := normAxis(axis, x.Rank())
+		a, err := opsutil.NormAxis(axis, x.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -170,9 +171,9 @@ func ndOffsets(dataShape, indShape []int, batchDims int, idx []int64) ([]int, in
 		return nil, 0, op.Errorf("indices last dim %d must be in [1, %d]", k, r-batchDims)
 	}
 	st := strides(dataShape)
-	block := prod(dataShape[batchDims+k:])
-	batch := prod(dataShape[:batchDims])
-	batchSize := prod(dataShape[batchDims:])
+	block := opsutil.Product(dataShape[batchDims+k:])
+	batch := opsutil.Product(dataShape[:batchDims])
+	batchSize := opsutil.Product(dataShape[batchDims:])
 	nTuples := 0
 	if k > 0 {
 		nTuples = len(idx) / k

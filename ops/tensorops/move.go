@@ -212,15 +212,6 @@ func strides(shape []int) []int {
 	return st
 }
 
-// prod multiplies dims.
-func prod(dims []int) int {
-	p := 1
-	for _, d := range dims {
-		p *= d
-	}
-	return p
-}
-
 // stridedView allocates a tensor of shape and fills it from a strided view of x.
 func stridedView(ctx *op.Context, x *tensor.Tensor, shape []int, base int, st []int) *tensor.Tensor {
 	out := ctx.New(x.DType(), shape...)
@@ -247,18 +238,6 @@ func scalarInt(t *tensor.Tensor, what string) (int64, error) {
 		return 0, op.Errorf("%s must have one element, got shape %v", what, t.Shape())
 	}
 	return v[0], nil
-}
-
-// normAxis maps one possibly negative axis into [0, rank).
-func normAxis(a int64, rank int) (int, error) {
-	v := int(a)
-	if v < 0 {
-		v += rank
-	}
-	if v < 0 || v >= rank {
-		return 0, op.Errorf("axis %d is out of range for rank %d", a, rank)
-	}
-	return v, nil
 }
 
 // toInts converts int64 values to ints (64-bit on every gort target,

@@ -3,6 +3,7 @@ package tensorops
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -39,7 +40,7 @@ func buildOneHot(n *op.Node) (any, error) {
 			return nil, op.Errorf("indices: %v", err)
 		}
 		r := ind.Rank() + 1
-		a, err := normAxis(axis, r)
+		a, err := opsutil.NormAxis(axis, r)
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +51,7 @@ func buildOneHot(n *op.Node) (any, error) {
 			return nil, err
 		}
 		moverFor(out.Data()).fill(out.Data(), vals.Data(), 0)
-		inner := prod(sh[a:])
+		inner := opsutil.Product(sh[a:])
 		for i, v := range idx {
 			k := int64(v)
 			if k < 0 && n.Version >= 11 {

@@ -141,7 +141,7 @@ func reduce(ctx *op.Context, x *tensor.Tensor, red []bool, keep bool, kind rkind
 				u[i] = 1
 			}
 		}
-		res := make([]uint8, prod(outShape))
+		res := make([]uint8, opsutil.Product(outShape))
 		reduceCore[uint8, uint64](kind, u, res, sh, ost, count)
 		out := ctx.New(tensor.Bool, outShape...)
 		for i, v := range res {

@@ -3,6 +3,7 @@ package tensorops
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -50,7 +51,7 @@ func buildReshape(n *op.Node) (any, error) {
 // reshapeDims resolves a Reshape shape spec (0 = copy, -1 = infer) against
 // the input's shape.
 func reshapeDims(inShape []int, spec []int64, allowZero bool) ([]int, error) {
-	total := prod(inShape)
+	total := opsutil.Product(inShape)
 	out := make([]int, len(spec))
 	infer := -1
 	known := 1

@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -39,7 +40,7 @@ func buildReverseSequence(n *op.Node) (any, error) {
 		if len(lens) != batch {
 			return nil, op.Errorf("sequence_lens has %d entries for batch size %d", len(lens), batch)
 		}
-		inner := prod(sh[2:])
+		inner := opsutil.Product(sh[2:])
 		out := ctx.New(x.DType(), sh...)
 		if inner == 0 {
 			return one(out), nil

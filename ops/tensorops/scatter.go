@@ -1,6 +1,9 @@
 package tensorops
 
 import (
+	"slices"
+
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -49,13 +52,13 @@ func buildScatterElements(n *op.Node) (any, error) {
 			return nil, op.Errorf("%s needs data, indices and updates", n.OpType)
 		}
 		x, ind, upd := in[0], in[1], in[2]
-		if !sameShape(ind.Shape(), upd.Shape()) {
+		if !slices.Equal(ind.Shape(), upd.Shape()) {
 			return nil, op.Errorf("indices %v and updates %v differ in shape", ind.Shape(), upd.Shape())
 		}
 		if upd.DType() != x.DType() {
 			return nil, op.Errorf("updates (%s) and data (%s) differ in type", upd.DType(), x.DType())
 		}
-		a, err := normAxis(axis, x.Rank())
+		a, err := opsutil.NormAxis(axis, x.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +104,7 @@ func buildScatterND(n *op.Node) (any, error) {
 		q := ind.Rank()
 		k := ind.Shape()[q-1]
 		want := append(append([]int(nil), ind.Shape()[:q-1]...), x.Shape()[k:]...)
-		if !sameShape(want, upd.Shape()) {
+		if !slices.Equal(want, upd.Shape()) {
 			return nil, op.Errorf("updates shape %v should be %v", upd.Shape(), want)
 		}
 		out := ctx.New(x.DType(), x.Shape()...)
@@ -111,18 +114,6 @@ func buildScatterND(n *op.Node) (any, error) {
 		}
 		return one(out), nil
 	}), nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // scatterInto applies updates block by block: block i of upd (block elements)

@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -40,7 +41,7 @@ func buildSplit(n *op.Node) (any, error) {
 			return nil, op.Errorf("Split needs its input")
 		}
 		x := in[0]
-		ax, err := normAxis(axis, x.Rank())
+		ax, err := opsutil.NormAxis(axis, x.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -90,8 +91,8 @@ func buildSplit(n *op.Node) (any, error) {
 // splitAxis cuts x along ax into pieces of the given sizes.
 func splitAxis(ctx *op.Context, x *tensor.Tensor, ax int, sizes []int) []*tensor.Tensor {
 	sh := x.Shape()
-	outer := prod(sh[:ax])
-	inner := prod(sh[ax+1:])
+	outer := opsutil.Product(sh[:ax])
+	inner := opsutil.Product(sh[ax+1:])
 	rowIn := sh[ax] * inner
 	mv := moverFor(x.Data())
 	outs := make([]*tensor.Tensor, len(sizes))

@@ -35,7 +35,7 @@ func buildTile(n *op.Node) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			a, err := normAxis(ax, len(sh))
+			a, err := opsutil.NormAxis(ax, len(sh))
 			if err != nil {
 				return nil, err
 			}

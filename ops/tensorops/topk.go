@@ -3,6 +3,7 @@ package tensorops
 import (
 	"slices"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -45,7 +46,7 @@ func buildTopK(n *op.Node) (any, error) {
 			}
 			k = v
 		}
-		ax, err := normAxis(axis, x.Rank())
+		ax, err := opsutil.NormAxis(axis, x.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +58,7 @@ func buildTopK(n *op.Node) (any, error) {
 		outShape[ax] = int(k)
 		vals := ctx.New(x.DType(), outShape...)
 		idx := ctx.New(tensor.Int64, outShape...)
-		outer, dim, inner := prod(sh[:ax]), sh[ax], prod(sh[ax+1:])
+		outer, dim, inner := opsutil.Product(sh[:ax]), sh[ax], opsutil.Product(sh[ax+1:])
 		var order func(b, i int, pos []int)
 		switch d := x.Data().(type) {
 		case []float32:

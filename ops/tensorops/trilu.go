@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -36,7 +37,7 @@ func buildTrilu(n *op.Node) (any, error) {
 		rows, cols := sh[len(sh)-2], sh[len(sh)-1]
 		out := ctx.New(x.DType(), sh...)
 		mv := moverFor(x.Data())
-		mats := prod(sh[:len(sh)-2])
+		mats := opsutil.Product(sh[:len(sh)-2])
 		k = max(min(k, int64(cols)+1), -int64(rows)-1) // keeps i+k in int range
 		for m := 0; m < mats; m++ {
 			for i := 0; i < rows; i++ {

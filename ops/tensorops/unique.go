@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -33,14 +34,14 @@ func buildUnique(n *op.Node) (any, error) {
 		ax := 0
 		if hasAxis {
 			var err error
-			if ax, err = normAxis(axis, x.Rank()); err != nil {
+			if ax, err = opsutil.NormAxis(axis, x.Rank()); err != nil {
 				return nil, err
 			}
 		} else {
 			x = x.Reshaped([]int{x.Len()})
 		}
 		sh := x.Shape()
-		outer, dim, inner := prod(sh[:ax]), sh[ax], prod(sh[ax+1:])
+		outer, dim, inner := opsutil.Product(sh[:ax]), sh[ax], opsutil.Product(sh[ax+1:])
 		elemCmp, err := elementComparer(x)
 		if err != nil {
 			return nil, err

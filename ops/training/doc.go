@@ -6,6 +6,7 @@ package training
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -35,24 +36,12 @@ func stepInputs(name string, in []*tensor.Tensor, groups int) (r float64, t int6
 		x := in[2+i]
 		for g := 0; g < groups; g++ {
 			y := in[2+g*n+i]
-			if y == nil || !(y.DType().IsFloat() || y.DType() == tensor.Double) || !sameShape(x.Shape(), y.Shape()) {
+			if y == nil || !(y.DType().IsFloat() || y.DType() == tensor.Double) || !slices.Equal(x.Shape(), y.Shape()) {
 				return 0, 0, 0, op.Errorf("%s: input %d must be a float tensor shaped like input %d", name, 2+g*n+i, 2+i)
 			}
 		}
 	}
 	return rv[0], tv[0], n, nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // vals returns a tensor's elements as float64.
