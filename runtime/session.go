@@ -45,6 +45,7 @@ type Session struct {
 	outputs      []IOInfo
 	inputByName  map[string]IOInfo
 	outputByName map[string]bool
+	weights      map[*tensor.Tensor]bool // the main graph's initializers, to copy rather than hand out
 }
 
 // IOInfo describes a graph input or output.
@@ -83,6 +84,10 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 			s.inputs = append(s.inputs, info)
 		}
 		s.inputByName[in.Name] = info
+	}
+	s.weights = make(map[*tensor.Tensor]bool, len(m.Graph.Initializers))
+	for _, w := range m.Graph.Initializers {
+		s.weights[w] = true
 	}
 	for _, out := range m.Graph.Outputs {
 		// A graph may list one value as an output twice; the session
@@ -190,14 +195,7 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	return res, nil
 }
 
-func (s *Session) isInitializer(t *tensor.Tensor) bool {
-	for _, w := range s.model.Graph.Initializers {
-		if w == t {
-			return true
-		}
-	}
-	return false
-}
+func (s *Session) isInitializer(t *tensor.Tensor) bool { return s.weights[t] }
 
 func (s *Session) outputNames() []string {
 	out := make([]string, len(s.outputs))

@@ -29,6 +29,7 @@ type Options struct {
 // scope is the set of live values of one graph invocation.
 type scope struct {
 	vals   map[string]tensor.Value
+	consts map[string]*tensor.Tensor // the graph's initializers (read-only)
 	parent *scope
 }
 
@@ -36,6 +37,9 @@ func (s *scope) get(name string) (tensor.Value, bool) {
 	for c := s; c != nil; c = c.parent {
 		if v, ok := c.vals[name]; ok {
 			return v, true
+		}
+		if t, ok := c.consts[name]; ok {
+			return t, true
 		}
 	}
 	return nil, false
@@ -70,10 +74,10 @@ func (r *runner) yield() {
 }
 
 func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *scope, wanted []string) (map[string]tensor.Value, error) {
-	s := &scope{vals: make(map[string]tensor.Value, len(g.Initializers)+len(inputs)), parent: parent}
-	for k, v := range g.Initializers {
-		s.vals[k] = v
-	}
+	// Initializers are looked up in the graph, not copied into the scope: a
+	// Loop body's scope is rebuilt on every iteration. Feeds and computed
+	// values (in vals) take precedence over them.
+	s := &scope{vals: make(map[string]tensor.Value, len(inputs)), consts: g.Initializers, parent: parent}
 	for k, v := range inputs {
 		s.vals[k] = v
 	}
