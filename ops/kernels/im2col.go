@@ -68,15 +68,7 @@ func Im2col[T Float](x []T, channels int, g *ConvGeom, col []T) {
 			row := col[(c*ks+t)*os : (c*ks+t+1)*os]
 			clear(oidx)
 			for o := 0; o < os; o++ {
-				off, ok := 0, true
-				for d := 0; d < nd; d++ {
-					p := oidx[d]*g.Strides[d] - g.PadsBegin[d] + kidx[d]*g.Dilations[d]
-					if p < 0 || p >= g.In[d] {
-						ok = false
-						break
-					}
-					off = off*g.In[d] + p
-				}
+				off, ok := g.inputOffset(oidx, kidx)
 				if ok {
 					row[o] = xc[off]
 				} else {
@@ -171,15 +163,7 @@ func Col2im[T Float](col []T, channels int, g *ConvGeom, x []T) {
 			row := col[(c*ks+t)*os : (c*ks+t+1)*os]
 			clear(oidx)
 			for o := 0; o < os; o++ {
-				off, ok := 0, true
-				for d := 0; d < nd; d++ {
-					p := oidx[d]*g.Strides[d] - g.PadsBegin[d] + kidx[d]*g.Dilations[d]
-					if p < 0 || p >= g.In[d] {
-						ok = false
-						break
-					}
-					off = off*g.In[d] + p
-				}
+				off, ok := g.inputOffset(oidx, kidx)
 				if ok {
 					xc[off] += row[o]
 				}
@@ -206,4 +190,19 @@ func increment(idx, dims []int) {
 		}
 		idx[d] = 0
 	}
+}
+
+// inputOffset is the flat offset in one input channel read by output
+// position oidx through kernel tap kidx, or false where the tap falls in the
+// padding (the N-D paths of Im2col and Col2im share it).
+func (g *ConvGeom) inputOffset(oidx, kidx []int) (int, bool) {
+	off := 0
+	for d := range oidx {
+		p := oidx[d]*g.Strides[d] - g.PadsBegin[d] + kidx[d]*g.Dilations[d]
+		if p < 0 || p >= g.In[d] {
+			return 0, false
+		}
+		off = off*g.In[d] + p
+	}
+	return off, true
 }
