@@ -33,9 +33,11 @@ check:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
+	GOOS=js GOARCH=wasm $(GO) build -tags gortlite -o /dev/null ./wasm
 
 test-go:
 	$(GO) test ./...
+	$(GO) test -tags gortlite ./runtime/conformance/ ./runtime/protoconv/ ./ops/nn/ ./ops/tensorops/
 
 # The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node.
 test-wasm:
@@ -70,7 +72,8 @@ bench:
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzLoad -fuzztime 10m -parallel 1 ./runtime/graph/
 
-# Regenerate generated code: the ONNX protobuf bindings and the spec version table.
+# Regenerate generated code: the ONNX protobuf bindings (protoc-gen-go, then the wire decoder and the
+# gortlite types of tools/genpbwire) and the spec version table.
 generate: proto
 	$(GO) run ./tools/genspec
 
@@ -81,3 +84,7 @@ proto:
 		--go_opt=Monnx.proto3=github.com/gort-dev/gort/runtime/onnxpb \
 		--go_opt=Monnx-data.proto=github.com/gort-dev/gort/runtime/onnxpb \
 		onnx.proto3 onnx-data.proto
+	# The protoc-gen-go types are for every build but gortlite (js/build.sh), which uses lite_gen.go.
+	cd runtime/onnxpb && sed -i '1i //go:build !gortlite\n' onnx.proto3.pb.go onnx-data.pb.go
+	rm -f runtime/onnxpb/wire_gen.go
+	$(GO) run ./tools/genpbwire

@@ -3,8 +3,6 @@ package graph
 import (
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
@@ -245,7 +243,7 @@ func (l *loader) instantiate(f *pb.FunctionProto, call *pb.NodeProto, callName s
 	}
 	var body []*pb.NodeProto
 	for _, bn := range f.GetNode() {
-		c := proto.Clone(bn).(*pb.NodeProto)
+		c := pb.Clone(bn)
 		for i, v := range c.Input {
 			c.Input[i] = name(v)
 		}
@@ -275,7 +273,7 @@ func substituteAttrs(in []*pb.AttributeProto, attrs map[string]*pb.AttributeProt
 				continue // not given and no default: the attribute is absent
 			}
 			formalName := a.GetName()
-			a = proto.Clone(v).(*pb.AttributeProto)
+			a = pb.Clone(v)
 			a.Name = formalName
 			kept = append(kept, a)
 			continue

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
@@ -49,7 +47,7 @@ func Load(data []byte, opts Options) (*Model, error) {
 		return nil, errs.New(errs.BadModel, "model is empty (0 bytes)")
 	}
 	mp := &pb.ModelProto{}
-	if err := proto.Unmarshal(data, mp); err != nil {
+	if err := pb.Unmarshal(data, mp); err != nil {
 		return nil, errs.New(errs.BadModel, "not a valid ONNX model (protobuf decoding failed after reading %d bytes): %v", len(data), err)
 	}
 	return FromProto(mp, opts)
@@ -288,7 +286,7 @@ func (l *loader) resolveAttrExternal(a *pb.AttributeProto) (*pb.AttributeProto, 
 	if !ext {
 		return a, nil
 	}
-	c := proto.Clone(a).(*pb.AttributeProto)
+	c := pb.Clone(a)
 	if isExt(c.T) {
 		r, err := resolveExternal(c.T, l.opts.ExternalData)
 		if err != nil {
@@ -341,7 +339,7 @@ func resolveExternal(tp *pb.TensorProto, files map[string][]byte) (*pb.TensorPro
 	if offset < 0 || length < 0 || offset > int64(len(data)) || length > int64(len(data))-offset {
 		return nil, errs.New(errs.ExternalData, "external file %q has %d bytes; offset %d length %d is outside it", loc, len(data), offset, length).WithTensor(tp.GetName())
 	}
-	c := proto.Clone(tp).(*pb.TensorProto)
+	c := pb.Clone(tp)
 	c.DataLocation = pb.TensorProto_DEFAULT
 	c.ExternalData = nil
 	c.RawData = data[offset : offset+length]

@@ -2,1252 +2,238 @@
 
 package op
 
-// specVersions lists, per domain ("" = ai.onnx) and op type, every since_version the ONNX spec defines.
-var specVersions = map[string]map[string][]int{
-	"": {
-		"Abs":                       []int{1, 6, 13},
-		"Acos":                      []int{7, 22},
-		"Acosh":                     []int{9, 22},
-		"Add":                       []int{1, 6, 7, 13, 14},
-		"AffineGrid":                []int{20},
-		"And":                       []int{1, 7},
-		"ArgMax":                    []int{1, 11, 12, 13},
-		"ArgMin":                    []int{1, 11, 12, 13},
-		"Asin":                      []int{7, 22},
-		"Asinh":                     []int{9, 22},
-		"Atan":                      []int{7, 22},
-		"Atanh":                     []int{9, 22},
-		"Attention":                 []int{23, 24, 25},
-		"AveragePool":               []int{1, 7, 10, 11, 19, 22},
-		"BatchNormalization":        []int{1, 6, 7, 9, 14, 15},
-		"Bernoulli":                 []int{15, 22},
-		"BitCast":                   []int{26},
-		"BitShift":                  []int{11},
-		"BitwiseAnd":                []int{18},
-		"BitwiseNot":                []int{18},
-		"BitwiseOr":                 []int{18},
-		"BitwiseXor":                []int{18},
-		"BlackmanWindow":            []int{17},
-		"Cast":                      []int{1, 6, 9, 13, 19, 21, 23, 24, 25},
-		"CastLike":                  []int{15, 19, 21, 23, 24, 25},
-		"CausalConvWithState":       []int{27},
-		"Ceil":                      []int{1, 6, 13},
-		"Celu":                      []int{12, 28},
-		"CenterCropPad":             []int{18},
-		"Clip":                      []int{1, 6, 11, 12, 13},
-		"Col2Im":                    []int{18},
-		"Compress":                  []int{9, 11},
-		"Concat":                    []int{1, 4, 11, 13},
-		"ConcatFromSequence":        []int{11},
-		"Constant":                  []int{1, 9, 11, 12, 13, 19, 21, 23, 24, 25},
-		"ConstantOfShape":           []int{9, 20, 21, 23, 24, 25},
-		"Conv":                      []int{1, 11, 22},
-		"ConvInteger":               []int{10},
-		"ConvTranspose":             []int{1, 11, 22},
-		"Cos":                       []int{7, 22},
-		"Cosh":                      []int{9, 22},
-		"CumProd":                   []int{26},
-		"CumSum":                    []int{11, 14},
-		"DFT":                       []int{17, 20},
-		"DeformConv":                []int{19, 22},
-		"DepthToSpace":              []int{1, 11, 13},
-		"DequantizeLinear":          []int{10, 13, 19, 21, 23, 24, 25},
-		"Det":                       []int{11, 22},
-		"Div":                       []int{1, 6, 7, 13, 14},
-		"Dropout":                   []int{1, 6, 7, 10, 12, 13, 22},
-		"DynamicQuantizeLinear":     []int{11},
-		"Einsum":                    []int{12},
-		"Elu":                       []int{1, 6, 22},
-		"Equal":                     []int{1, 7, 11, 13, 19},
-		"Erf":                       []int{9, 13},
-		"Exp":                       []int{1, 6, 13},
-		"Expand":                    []int{8, 13},
-		"EyeLike":                   []int{9, 22},
-		"Flatten":                   []int{1, 9, 11, 13, 21, 23, 24, 25},
-		"Floor":                     []int{1, 6, 13},
-		"GRU":                       []int{1, 3, 7, 14, 22},
-		"Gather":                    []int{1, 11, 13},
-		"GatherElements":            []int{11, 13},
-		"GatherND":                  []int{11, 12, 13},
-		"Gelu":                      []int{20},
-		"Gemm":                      []int{1, 6, 7, 9, 11, 13},
-		"GlobalAveragePool":         []int{1, 22},
-		"GlobalLpPool":              []int{1, 2, 22},
-		"GlobalMaxPool":             []int{1, 22},
-		"Greater":                   []int{1, 7, 9, 13},
-		"GreaterOrEqual":            []int{12, 16},
-		"GridSample":                []int{16, 20, 22},
-		"GroupNormalization":        []int{18, 21},
-		"HammingWindow":             []int{17},
-		"HannWindow":                []int{17},
-		"HardSigmoid":               []int{1, 6, 22},
-		"HardSwish":                 []int{14, 22},
-		"Hardmax":                   []int{1, 11, 13},
-		"Identity":                  []int{1, 13, 14, 16, 19, 21, 23, 24, 25},
-		"If":                        []int{1, 11, 13, 16, 19, 21, 23, 24, 25},
-		"ImageDecoder":              []int{20},
-		"InstanceNormalization":     []int{1, 6, 22},
-		"IsInf":                     []int{10, 20},
-		"IsNaN":                     []int{9, 13, 20},
-		"LRN":                       []int{1, 13},
-		"LSTM":                      []int{1, 7, 14, 22},
-		"LayerNormalization":        []int{17},
-		"LeakyRelu":                 []int{1, 6, 16},
-		"Less":                      []int{1, 7, 9, 13},
-		"LessOrEqual":               []int{12, 16},
-		"LinearAttention":           []int{27},
-		"Log":                       []int{1, 6, 13},
-		"LogSoftmax":                []int{1, 11, 13},
-		"Loop":                      []int{1, 11, 13, 16, 19, 21, 23, 24, 25},
-		"LpNormalization":           []int{1, 22},
-		"LpPool":                    []int{1, 2, 11, 18, 22},
-		"MatMul":                    []int{1, 9, 13},
-		"MatMulInteger":             []int{10},
-		"Max":                       []int{1, 6, 8, 12, 13},
-		"MaxPool":                   []int{1, 8, 10, 11, 12, 22},
-		"MaxRoiPool":                []int{1, 22},
-		"MaxUnpool":                 []int{9, 11, 22},
-		"Mean":                      []int{1, 6, 8, 13},
-		"MeanVarianceNormalization": []int{9, 13},
-		"MelWeightMatrix":           []int{17},
-		"Min":                       []int{1, 6, 8, 12, 13},
-		"Mish":                      []int{18, 22},
-		"Mod":                       []int{10, 13},
-		"Mul":                       []int{1, 6, 7, 13, 14},
-		"Multinomial":               []int{7, 22},
-		"Neg":                       []int{1, 6, 13},
-		"NegativeLogLikelihoodLoss": []int{12, 13, 22},
-		"NonMaxSuppression":         []int{10, 11},
-		"NonZero":                   []int{9, 13},
-		"Not":                       []int{1},
-		"OneHot":                    []int{9, 11},
-		"Optional":                  []int{15},
-		"OptionalGetElement":        []int{15, 18},
-		"OptionalHasElement":        []int{15, 18},
-		"Or":                        []int{1, 7},
-		"PRelu":                     []int{1, 6, 7, 9, 16},
-		"Pad":                       []int{1, 2, 11, 13, 18, 19, 21, 23, 24, 25},
-		"Pow":                       []int{1, 7, 12, 13, 15},
-		"QLinearConv":               []int{10},
-		"QLinearMatMul":             []int{10, 21},
-		"QuantizeLinear":            []int{10, 13, 19, 21, 23, 24, 25},
-		"RMSNormalization":          []int{23},
-		"RNN":                       []int{1, 7, 14, 22},
-		"RandomNormal":              []int{1, 22},
-		"RandomNormalLike":          []int{1, 22},
-		"RandomUniform":             []int{1, 22},
-		"RandomUniformLike":         []int{1, 22},
-		"Range":                     []int{11, 27},
-		"Reciprocal":                []int{1, 6, 13},
-		"ReduceL1":                  []int{1, 11, 13, 18},
-		"ReduceL2":                  []int{1, 11, 13, 18},
-		"ReduceLogSum":              []int{1, 11, 13, 18},
-		"ReduceLogSumExp":           []int{1, 11, 13, 18},
-		"ReduceMax":                 []int{1, 11, 12, 13, 18, 20},
-		"ReduceMean":                []int{1, 11, 13, 18},
-		"ReduceMin":                 []int{1, 11, 12, 13, 18, 20},
-		"ReduceProd":                []int{1, 11, 13, 18},
-		"ReduceSum":                 []int{1, 11, 13},
-		"ReduceSumSquare":           []int{1, 11, 13, 18},
-		"RegexFullMatch":            []int{20},
-		"Relu":                      []int{1, 6, 13, 14},
-		"Reshape":                   []int{1, 5, 13, 14, 19, 21, 23, 24, 25},
-		"Resize":                    []int{10, 11, 13, 18, 19},
-		"ReverseSequence":           []int{10},
-		"RoiAlign":                  []int{10, 16, 22},
-		"RotaryEmbedding":           []int{23},
-		"Round":                     []int{11, 22},
-		"STFT":                      []int{17},
-		"Scan":                      []int{8, 9, 11, 16, 19, 21, 23, 24, 25},
-		"Scatter":                   []int{9, 11},
-		"ScatterElements":           []int{11, 13, 16, 18},
-		"ScatterND":                 []int{11, 13, 16, 18},
-		"Selu":                      []int{1, 6, 22},
-		"SequenceAt":                []int{11},
-		"SequenceConstruct":         []int{11},
-		"SequenceEmpty":             []int{11},
-		"SequenceErase":             []int{11},
-		"SequenceInsert":            []int{11},
-		"SequenceLength":            []int{11},
-		"SequenceMap":               []int{17},
-		"Shape":                     []int{1, 13, 15, 19, 21, 23, 24, 25},
-		"Shrink":                    []int{9},
-		"Sigmoid":                   []int{1, 6, 13},
-		"Sign":                      []int{9, 13},
-		"Sin":                       []int{7, 22},
-		"Sinh":                      []int{9, 22},
-		"Size":                      []int{1, 13, 19, 21, 23, 24, 25},
-		"Slice":                     []int{1, 10, 11, 13},
-		"Softmax":                   []int{1, 11, 13},
-		"SoftmaxCrossEntropyLoss":   []int{12, 13},
-		"Softplus":                  []int{1, 22},
-		"Softsign":                  []int{1, 22},
-		"SpaceToDepth":              []int{1, 13},
-		"Split":                     []int{1, 2, 11, 13, 18},
-		"SplitToSequence":           []int{11, 24},
-		"Sqrt":                      []int{1, 6, 13},
-		"Squeeze":                   []int{1, 11, 13, 21, 23, 24, 25},
-		"StringConcat":              []int{20},
-		"StringNormalizer":          []int{10},
-		"StringSplit":               []int{20},
-		"Sub":                       []int{1, 6, 7, 13, 14},
-		"Sum":                       []int{1, 6, 8, 13},
-		"SwiGLU":                    []int{28},
-		"Swish":                     []int{24},
-		"Tan":                       []int{7, 22},
-		"Tanh":                      []int{1, 6, 13},
-		"TensorScatter":             []int{24},
-		"TfIdfVectorizer":           []int{9},
-		"ThresholdedRelu":           []int{10, 22},
-		"Tile":                      []int{1, 6, 13},
-		"TopK":                      []int{1, 10, 11, 24},
-		"Transpose":                 []int{1, 13, 21, 23, 24, 25},
-		"Trilu":                     []int{14},
-		"Unique":                    []int{11},
-		"Unsqueeze":                 []int{1, 11, 13, 21, 23, 24, 25},
-		"Upsample":                  []int{1, 7, 9, 10},
-		"Where":                     []int{9, 16},
-		"Xor":                       []int{1, 7},
-	},
-	"ai.onnx.ml": {
-		"ArrayFeatureExtractor":  []int{1},
-		"Binarizer":              []int{1},
-		"CastMap":                []int{1},
-		"CategoryMapper":         []int{1},
-		"DictVectorizer":         []int{1},
-		"FeatureVectorizer":      []int{1},
-		"Imputer":                []int{1},
-		"LabelEncoder":           []int{1, 2, 4},
-		"LinearClassifier":       []int{1},
-		"LinearRegressor":        []int{1},
-		"Normalizer":             []int{1},
-		"OneHotEncoder":          []int{1},
-		"SVMClassifier":          []int{1},
-		"SVMRegressor":           []int{1},
-		"Scaler":                 []int{1},
-		"TreeEnsemble":           []int{5},
-		"TreeEnsembleClassifier": []int{1, 3, 5},
-		"TreeEnsembleRegressor":  []int{1, 3, 5},
-		"ZipMap":                 []int{1},
-	},
-	"ai.onnx.preview": {
-		"FlexAttention": []int{1},
-	},
-	"ai.onnx.preview.training": {
-		"Adagrad":  []int{1},
-		"Adam":     []int{1},
-		"Gradient": []int{1},
-		"Momentum": []int{1},
-	},
-}
-
-// specRequired lists, per op version, the names of its input slots up to the
-// last required one ("" for an optional slot before it); absent when none is required.
-var specRequired = map[string]map[string]map[int][]string{
-	"": {
-		"Abs": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"Acos": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Acosh": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Add": {
-			1:  []string{"A", "B"},
-			6:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			13: []string{"A", "B"},
-			14: []string{"A", "B"},
-		},
-		"AffineGrid": {
-			20: []string{"theta", "size"},
-		},
-		"And": {
-			1: []string{"A", "B"},
-			7: []string{"A", "B"},
-		},
-		"ArgMax": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			12: []string{"data"},
-			13: []string{"data"},
-		},
-		"ArgMin": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			12: []string{"data"},
-			13: []string{"data"},
-		},
-		"Asin": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Asinh": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Atan": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Atanh": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Attention": {
-			23: []string{"Q", "K", "V"},
-			24: []string{"Q", "K", "V"},
-			25: []string{"Q", "K", "V"},
-		},
-		"AveragePool": {
-			1:  []string{"X"},
-			7:  []string{"X"},
-			10: []string{"X"},
-			11: []string{"X"},
-			19: []string{"X"},
-			22: []string{"X"},
-		},
-		"BatchNormalization": {
-			1:  []string{"X", "scale", "B", "mean", "var"},
-			6:  []string{"X", "scale", "B", "mean", "var"},
-			7:  []string{"X", "scale", "B", "mean", "var"},
-			9:  []string{"X", "scale", "B", "mean", "var"},
-			14: []string{"X", "scale", "B", "input_mean", "input_var"},
-			15: []string{"X", "scale", "B", "input_mean", "input_var"},
-		},
-		"Bernoulli": {
-			15: []string{"input"},
-			22: []string{"input"},
-		},
-		"BitCast": {
-			26: []string{"input"},
-		},
-		"BitShift": {
-			11: []string{"X", "Y"},
-		},
-		"BitwiseAnd": {
-			18: []string{"A", "B"},
-		},
-		"BitwiseNot": {
-			18: []string{"X"},
-		},
-		"BitwiseOr": {
-			18: []string{"A", "B"},
-		},
-		"BitwiseXor": {
-			18: []string{"A", "B"},
-		},
-		"BlackmanWindow": {
-			17: []string{"size"},
-		},
-		"Cast": {
-			1:  []string{"input"},
-			6:  []string{"input"},
-			9:  []string{"input"},
-			13: []string{"input"},
-			19: []string{"input"},
-			21: []string{"input"},
-			23: []string{"input"},
-			24: []string{"input"},
-			25: []string{"input"},
-		},
-		"CastLike": {
-			15: []string{"input", "target_type"},
-			19: []string{"input", "target_type"},
-			21: []string{"input", "target_type"},
-			23: []string{"input", "target_type"},
-			24: []string{"input", "target_type"},
-			25: []string{"input", "target_type"},
-		},
-		"CausalConvWithState": {
-			27: []string{"input", "weight"},
-		},
-		"Ceil": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"Celu": {
-			12: []string{"X"},
-			28: []string{"X"},
-		},
-		"CenterCropPad": {
-			18: []string{"input_data", "shape"},
-		},
-		"Clip": {
-			1:  []string{"input"},
-			6:  []string{"input"},
-			11: []string{"input"},
-			12: []string{"input"},
-			13: []string{"input"},
-		},
-		"Col2Im": {
-			18: []string{"input", "image_shape", "block_shape"},
-		},
-		"Compress": {
-			9:  []string{"input", "condition"},
-			11: []string{"input", "condition"},
-		},
-		"ConcatFromSequence": {
-			11: []string{"input_sequence"},
-		},
-		"ConstantOfShape": {
-			9:  []string{"input"},
-			20: []string{"input"},
-			21: []string{"input"},
-			23: []string{"input"},
-			24: []string{"input"},
-			25: []string{"input"},
-		},
-		"Conv": {
-			1:  []string{"X", "W"},
-			11: []string{"X", "W"},
-			22: []string{"X", "W"},
-		},
-		"ConvInteger": {
-			10: []string{"x", "w"},
-		},
-		"ConvTranspose": {
-			1:  []string{"X", "W"},
-			11: []string{"X", "W"},
-			22: []string{"X", "W"},
-		},
-		"Cos": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Cosh": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"CumProd": {
-			26: []string{"x", "axis"},
-		},
-		"CumSum": {
-			11: []string{"x", "axis"},
-			14: []string{"x", "axis"},
-		},
-		"DFT": {
-			17: []string{"input"},
-			20: []string{"input"},
-		},
-		"DeformConv": {
-			19: []string{"X", "W", "offset"},
-			22: []string{"X", "W", "offset"},
-		},
-		"DepthToSpace": {
-			1:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-		},
-		"DequantizeLinear": {
-			10: []string{"x", "x_scale"},
-			13: []string{"x", "x_scale"},
-			19: []string{"x", "x_scale"},
-			21: []string{"x", "x_scale"},
-			23: []string{"x", "x_scale"},
-			24: []string{"x", "x_scale"},
-			25: []string{"x", "x_scale"},
-		},
-		"Det": {
-			11: []string{"X"},
-			22: []string{"X"},
-		},
-		"Div": {
-			1:  []string{"A", "B"},
-			6:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			13: []string{"A", "B"},
-			14: []string{"A", "B"},
-		},
-		"Dropout": {
-			1:  []string{"data"},
-			6:  []string{"data"},
-			7:  []string{"data"},
-			10: []string{"data"},
-			12: []string{"data"},
-			13: []string{"data"},
-			22: []string{"data"},
-		},
-		"DynamicQuantizeLinear": {
-			11: []string{"x"},
-		},
-		"Elu": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			22: []string{"X"},
-		},
-		"Equal": {
-			1:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			11: []string{"A", "B"},
-			13: []string{"A", "B"},
-			19: []string{"A", "B"},
-		},
-		"Erf": {
-			9:  []string{"input"},
-			13: []string{"input"},
-		},
-		"Exp": {
-			1:  []string{"input"},
-			6:  []string{"input"},
-			13: []string{"input"},
-		},
-		"Expand": {
-			8:  []string{"input", "shape"},
-			13: []string{"input", "shape"},
-		},
-		"EyeLike": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Flatten": {
-			1:  []string{"input"},
-			9:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-			21: []string{"input"},
-			23: []string{"input"},
-			24: []string{"input"},
-			25: []string{"input"},
-		},
-		"Floor": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"GRU": {
-			1:  []string{"X", "W", "R"},
-			3:  []string{"X", "W", "R"},
-			7:  []string{"X", "W", "R"},
-			14: []string{"X", "W", "R"},
-			22: []string{"X", "W", "R"},
-		},
-		"Gather": {
-			1:  []string{"data", "indices"},
-			11: []string{"data", "indices"},
-			13: []string{"data", "indices"},
-		},
-		"GatherElements": {
-			11: []string{"data", "indices"},
-			13: []string{"data", "indices"},
-		},
-		"GatherND": {
-			11: []string{"data", "indices"},
-			12: []string{"data", "indices"},
-			13: []string{"data", "indices"},
-		},
-		"Gelu": {
-			20: []string{"X"},
-		},
-		"Gemm": {
-			1:  []string{"A", "B", "C"},
-			6:  []string{"A", "B", "C"},
-			7:  []string{"A", "B", "C"},
-			9:  []string{"A", "B", "C"},
-			11: []string{"A", "B"},
-			13: []string{"A", "B"},
-		},
-		"GlobalAveragePool": {
-			1:  []string{"X"},
-			22: []string{"X"},
-		},
-		"GlobalLpPool": {
-			1:  []string{"X"},
-			2:  []string{"X"},
-			22: []string{"X"},
-		},
-		"GlobalMaxPool": {
-			1:  []string{"X"},
-			22: []string{"X"},
-		},
-		"Greater": {
-			1:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			9:  []string{"A", "B"},
-			13: []string{"A", "B"},
-		},
-		"GreaterOrEqual": {
-			12: []string{"A", "B"},
-			16: []string{"A", "B"},
-		},
-		"GridSample": {
-			16: []string{"X", "grid"},
-			20: []string{"X", "grid"},
-			22: []string{"X", "grid"},
-		},
-		"GroupNormalization": {
-			21: []string{"X", "scale", "bias"},
-		},
-		"HammingWindow": {
-			17: []string{"size"},
-		},
-		"HannWindow": {
-			17: []string{"size"},
-		},
-		"HardSigmoid": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			22: []string{"X"},
-		},
-		"HardSwish": {
-			14: []string{"X"},
-			22: []string{"X"},
-		},
-		"Hardmax": {
-			1:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-		},
-		"Identity": {
-			1:  []string{"input"},
-			13: []string{"input"},
-			14: []string{"input"},
-			16: []string{"input"},
-			19: []string{"input"},
-			21: []string{"input"},
-			23: []string{"input"},
-			24: []string{"input"},
-			25: []string{"input"},
-		},
-		"If": {
-			1:  []string{"cond"},
-			11: []string{"cond"},
-			13: []string{"cond"},
-			16: []string{"cond"},
-			19: []string{"cond"},
-			21: []string{"cond"},
-			23: []string{"cond"},
-			24: []string{"cond"},
-			25: []string{"cond"},
-		},
-		"ImageDecoder": {
-			20: []string{"encoded_stream"},
-		},
-		"InstanceNormalization": {
-			1:  []string{"input", "scale", "B"},
-			6:  []string{"input", "scale", "B"},
-			22: []string{"input", "scale", "B"},
-		},
-		"IsInf": {
-			10: []string{"X"},
-			20: []string{"X"},
-		},
-		"IsNaN": {
-			9:  []string{"X"},
-			13: []string{"X"},
-			20: []string{"X"},
-		},
-		"LRN": {
-			1:  []string{"X"},
-			13: []string{"X"},
-		},
-		"LSTM": {
-			1:  []string{"X", "W", "R"},
-			7:  []string{"X", "W", "R"},
-			14: []string{"X", "W", "R"},
-			22: []string{"X", "W", "R"},
-		},
-		"LayerNormalization": {
-			17: []string{"X", "Scale"},
-		},
-		"LeakyRelu": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			16: []string{"X"},
-		},
-		"Less": {
-			1:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			9:  []string{"A", "B"},
-			13: []string{"A", "B"},
-		},
-		"LessOrEqual": {
-			12: []string{"A", "B"},
-			16: []string{"A", "B"},
-		},
-		"LinearAttention": {
-			27: []string{"query", "key", "value"},
-		},
-		"Log": {
-			1:  []string{"input"},
-			6:  []string{"input"},
-			13: []string{"input"},
-		},
-		"LogSoftmax": {
-			1:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-		},
-		"LpNormalization": {
-			1:  []string{"input"},
-			22: []string{"input"},
-		},
-		"LpPool": {
-			1:  []string{"X"},
-			2:  []string{"X"},
-			11: []string{"X"},
-			18: []string{"X"},
-			22: []string{"X"},
-		},
-		"MatMul": {
-			1:  []string{"A", "B"},
-			9:  []string{"A", "B"},
-			13: []string{"A", "B"},
-		},
-		"MatMulInteger": {
-			10: []string{"A", "B"},
-		},
-		"MaxPool": {
-			1:  []string{"X"},
-			8:  []string{"X"},
-			10: []string{"X"},
-			11: []string{"X"},
-			12: []string{"X"},
-			22: []string{"X"},
-		},
-		"MaxRoiPool": {
-			1:  []string{"X", "rois"},
-			22: []string{"X", "rois"},
-		},
-		"MaxUnpool": {
-			9:  []string{"X", "I"},
-			11: []string{"X", "I"},
-			22: []string{"X", "I"},
-		},
-		"MeanVarianceNormalization": {
-			9:  []string{"X"},
-			13: []string{"X"},
-		},
-		"MelWeightMatrix": {
-			17: []string{"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"},
-		},
-		"Mish": {
-			18: []string{"X"},
-			22: []string{"X"},
-		},
-		"Mod": {
-			10: []string{"A", "B"},
-			13: []string{"A", "B"},
-		},
-		"Mul": {
-			1:  []string{"A", "B"},
-			6:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			13: []string{"A", "B"},
-			14: []string{"A", "B"},
-		},
-		"Multinomial": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Neg": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"NegativeLogLikelihoodLoss": {
-			12: []string{"input", "target"},
-			13: []string{"input", "target"},
-			22: []string{"input", "target"},
-		},
-		"NonMaxSuppression": {
-			10: []string{"boxes", "scores"},
-			11: []string{"boxes", "scores"},
-		},
-		"NonZero": {
-			9:  []string{"X"},
-			13: []string{"X"},
-		},
-		"Not": {
-			1: []string{"X"},
-		},
-		"OneHot": {
-			9:  []string{"indices", "depth", "values"},
-			11: []string{"indices", "depth", "values"},
-		},
-		"OptionalGetElement": {
-			15: []string{"input"},
-			18: []string{"input"},
-		},
-		"OptionalHasElement": {
-			15: []string{"input"},
-		},
-		"Or": {
-			1: []string{"A", "B"},
-			7: []string{"A", "B"},
-		},
-		"PRelu": {
-			1:  []string{"X", "slope"},
-			6:  []string{"X", "slope"},
-			7:  []string{"X", "slope"},
-			9:  []string{"X", "slope"},
-			16: []string{"X", "slope"},
-		},
-		"Pad": {
-			1:  []string{"data"},
-			2:  []string{"data"},
-			11: []string{"data", "pads"},
-			13: []string{"data", "pads"},
-			18: []string{"data", "pads"},
-			19: []string{"data", "pads"},
-			21: []string{"data", "pads"},
-			23: []string{"data", "pads"},
-			24: []string{"data", "pads"},
-			25: []string{"data", "pads"},
-		},
-		"Pow": {
-			1:  []string{"X", "Y"},
-			7:  []string{"X", "Y"},
-			12: []string{"X", "Y"},
-			13: []string{"X", "Y"},
-			15: []string{"X", "Y"},
-		},
-		"QLinearConv": {
-			10: []string{"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"},
-		},
-		"QLinearMatMul": {
-			10: []string{"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
-			21: []string{"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
-		},
-		"QuantizeLinear": {
-			10: []string{"x", "y_scale"},
-			13: []string{"x", "y_scale"},
-			19: []string{"x", "y_scale"},
-			21: []string{"x", "y_scale"},
-			23: []string{"x", "y_scale"},
-			24: []string{"x", "y_scale"},
-			25: []string{"x", "y_scale"},
-		},
-		"RMSNormalization": {
-			23: []string{"X", "scale"},
-		},
-		"RNN": {
-			1:  []string{"X", "W", "R"},
-			7:  []string{"X", "W", "R"},
-			14: []string{"X", "W", "R"},
-			22: []string{"X", "W", "R"},
-		},
-		"RandomNormalLike": {
-			1:  []string{"input"},
-			22: []string{"input"},
-		},
-		"RandomUniformLike": {
-			1:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Range": {
-			11: []string{"start", "limit", "delta"},
-			27: []string{"start", "limit", "delta"},
-		},
-		"Reciprocal": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"ReduceL1": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceL2": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceLogSum": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceLogSumExp": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceMax": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			12: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-			20: []string{"data"},
-		},
-		"ReduceMean": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceMin": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			12: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-			20: []string{"data"},
-		},
-		"ReduceProd": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"ReduceSum": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-		},
-		"ReduceSumSquare": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			18: []string{"data"},
-		},
-		"RegexFullMatch": {
-			20: []string{"X"},
-		},
-		"Relu": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-			14: []string{"X"},
-		},
-		"Reshape": {
-			1:  []string{"data"},
-			5:  []string{"data", "shape"},
-			13: []string{"data", "shape"},
-			14: []string{"data", "shape"},
-			19: []string{"data", "shape"},
-			21: []string{"data", "shape"},
-			23: []string{"data", "shape"},
-			24: []string{"data", "shape"},
-			25: []string{"data", "shape"},
-		},
-		"Resize": {
-			10: []string{"X", "scales"},
-			11: []string{"X", "roi", "scales"},
-			13: []string{"X"},
-			18: []string{"X"},
-			19: []string{"X"},
-		},
-		"ReverseSequence": {
-			10: []string{"input", "sequence_lens"},
-		},
-		"RoiAlign": {
-			10: []string{"X", "rois", "batch_indices"},
-			16: []string{"X", "rois", "batch_indices"},
-			22: []string{"X", "rois", "batch_indices"},
-		},
-		"RotaryEmbedding": {
-			23: []string{"X", "cos_cache", "sin_cache"},
-		},
-		"Round": {
-			11: []string{"X"},
-			22: []string{"X"},
-		},
-		"STFT": {
-			17: []string{"signal", "frame_step"},
-		},
-		"Scatter": {
-			9: []string{"data", "indices", "updates"},
-		},
-		"ScatterElements": {
-			11: []string{"data", "indices", "updates"},
-			13: []string{"data", "indices", "updates"},
-			16: []string{"data", "indices", "updates"},
-			18: []string{"data", "indices", "updates"},
-		},
-		"ScatterND": {
-			11: []string{"data", "indices", "updates"},
-			13: []string{"data", "indices", "updates"},
-			16: []string{"data", "indices", "updates"},
-			18: []string{"data", "indices", "updates"},
-		},
-		"Selu": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			22: []string{"X"},
-		},
-		"SequenceAt": {
-			11: []string{"input_sequence", "position"},
-		},
-		"SequenceErase": {
-			11: []string{"input_sequence"},
-		},
-		"SequenceInsert": {
-			11: []string{"input_sequence", "tensor"},
-		},
-		"SequenceLength": {
-			11: []string{"input_sequence"},
-		},
-		"SequenceMap": {
-			17: []string{"input_sequence"},
-		},
-		"Shape": {
-			1:  []string{"data"},
-			13: []string{"data"},
-			15: []string{"data"},
-			19: []string{"data"},
-			21: []string{"data"},
-			23: []string{"data"},
-			24: []string{"data"},
-			25: []string{"data"},
-		},
-		"Shrink": {
-			9: []string{"input"},
-		},
-		"Sigmoid": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"Sign": {
-			9:  []string{"input"},
-			13: []string{"input"},
-		},
-		"Sin": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Sinh": {
-			9:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Size": {
-			1:  []string{"data"},
-			13: []string{"data"},
-			19: []string{"data"},
-			21: []string{"data"},
-			23: []string{"data"},
-			24: []string{"data"},
-			25: []string{"data"},
-		},
-		"Slice": {
-			1:  []string{"data"},
-			10: []string{"data", "starts", "ends"},
-			11: []string{"data", "starts", "ends"},
-			13: []string{"data", "starts", "ends"},
-		},
-		"Softmax": {
-			1:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-		},
-		"SoftmaxCrossEntropyLoss": {
-			12: []string{"scores", "labels"},
-			13: []string{"scores", "labels"},
-		},
-		"Softplus": {
-			1:  []string{"X"},
-			22: []string{"X"},
-		},
-		"Softsign": {
-			1:  []string{"input"},
-			22: []string{"input"},
-		},
-		"SpaceToDepth": {
-			1:  []string{"input"},
-			13: []string{"input"},
-		},
-		"Split": {
-			1:  []string{"input"},
-			2:  []string{"input"},
-			11: []string{"input"},
-			13: []string{"input"},
-			18: []string{"input"},
-		},
-		"SplitToSequence": {
-			11: []string{"input"},
-			24: []string{"input"},
-		},
-		"Sqrt": {
-			1:  []string{"X"},
-			6:  []string{"X"},
-			13: []string{"X"},
-		},
-		"Squeeze": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data"},
-			21: []string{"data"},
-			23: []string{"data"},
-			24: []string{"data"},
-			25: []string{"data"},
-		},
-		"StringConcat": {
-			20: []string{"X", "Y"},
-		},
-		"StringNormalizer": {
-			10: []string{"X"},
-		},
-		"StringSplit": {
-			20: []string{"X"},
-		},
-		"Sub": {
-			1:  []string{"A", "B"},
-			6:  []string{"A", "B"},
-			7:  []string{"A", "B"},
-			13: []string{"A", "B"},
-			14: []string{"A", "B"},
-		},
-		"SwiGLU": {
-			28: []string{"A", "B"},
-		},
-		"Swish": {
-			24: []string{"X"},
-		},
-		"Tan": {
-			7:  []string{"input"},
-			22: []string{"input"},
-		},
-		"Tanh": {
-			1:  []string{"input"},
-			6:  []string{"input"},
-			13: []string{"input"},
-		},
-		"TensorScatter": {
-			24: []string{"past_cache", "update"},
-		},
-		"TfIdfVectorizer": {
-			9: []string{"X"},
-		},
-		"ThresholdedRelu": {
-			10: []string{"X"},
-			22: []string{"X"},
-		},
-		"Tile": {
-			1:  []string{"input", "tiles", "axis"},
-			6:  []string{"input", "repeats"},
-			13: []string{"input", "repeats"},
-		},
-		"TopK": {
-			1:  []string{"X"},
-			10: []string{"X", "K"},
-			11: []string{"X", "K"},
-			24: []string{"X", "K"},
-		},
-		"Transpose": {
-			1:  []string{"data"},
-			13: []string{"data"},
-			21: []string{"data"},
-			23: []string{"data"},
-			24: []string{"data"},
-			25: []string{"data"},
-		},
-		"Trilu": {
-			14: []string{"input"},
-		},
-		"Unique": {
-			11: []string{"X"},
-		},
-		"Unsqueeze": {
-			1:  []string{"data"},
-			11: []string{"data"},
-			13: []string{"data", "axes"},
-			21: []string{"data", "axes"},
-			23: []string{"data", "axes"},
-			24: []string{"data", "axes"},
-			25: []string{"data", "axes"},
-		},
-		"Upsample": {
-			1: []string{"X"},
-			7: []string{"X"},
-			9: []string{"X", "scales"},
-		},
-		"Where": {
-			9:  []string{"condition", "X", "Y"},
-			16: []string{"condition", "X", "Y"},
-		},
-		"Xor": {
-			1: []string{"A", "B"},
-			7: []string{"A", "B"},
-		},
-	},
-	"ai.onnx.ml": {
-		"ArrayFeatureExtractor": {
-			1: []string{"X", "Y"},
-		},
-		"Binarizer": {
-			1: []string{"X"},
-		},
-		"CastMap": {
-			1: []string{"X"},
-		},
-		"CategoryMapper": {
-			1: []string{"X"},
-		},
-		"DictVectorizer": {
-			1: []string{"X"},
-		},
-		"Imputer": {
-			1: []string{"X"},
-		},
-		"LabelEncoder": {
-			1: []string{"X"},
-			2: []string{"X"},
-			4: []string{"X"},
-		},
-		"LinearClassifier": {
-			1: []string{"X"},
-		},
-		"LinearRegressor": {
-			1: []string{"X"},
-		},
-		"Normalizer": {
-			1: []string{"X"},
-		},
-		"OneHotEncoder": {
-			1: []string{"X"},
-		},
-		"SVMClassifier": {
-			1: []string{"X"},
-		},
-		"SVMRegressor": {
-			1: []string{"X"},
-		},
-		"Scaler": {
-			1: []string{"X"},
-		},
-		"TreeEnsemble": {
-			5: []string{"X"},
-		},
-		"TreeEnsembleClassifier": {
-			1: []string{"X"},
-			3: []string{"X"},
-		},
-		"TreeEnsembleRegressor": {
-			1: []string{"X"},
-			3: []string{"X"},
-		},
-		"ZipMap": {
-			1: []string{"X"},
-		},
-	},
-	"ai.onnx.preview": {
-		"FlexAttention": {
-			1: []string{"Q", "K", "V"},
-		},
-	},
-	"ai.onnx.preview.training": {
-		"Adagrad": {
-			1: []string{"R", "T"},
-		},
-		"Adam": {
-			1: []string{"R", "T"},
-		},
-		"Momentum": {
-			1: []string{"R", "T"},
-		},
-	},
-}
+// specTable lists every op version the ONNX spec defines, in the format
+// parseSpecTable (spec.go) reads.
+const specTable = `
+domain ""
+Abs 1:X 6:X 13:X
+Acos 7:input 22:input
+Acosh 9:input 22:input
+Add 1:A,B 6:A,B 7:A,B 13:A,B 14:A,B
+AffineGrid 20:theta,size
+And 1:A,B 7:A,B
+ArgMax 1:data 11:data 12:data 13:data
+ArgMin 1:data 11:data 12:data 13:data
+Asin 7:input 22:input
+Asinh 9:input 22:input
+Atan 7:input 22:input
+Atanh 9:input 22:input
+Attention 23:Q,K,V 24:Q,K,V 25:Q,K,V
+AveragePool 1:X 7:X 10:X 11:X 19:X 22:X
+BatchNormalization 1:X,scale,B,mean,var 6:X,scale,B,mean,var 7:X,scale,B,mean,var 9:X,scale,B,mean,var 14:X,scale,B,input_mean,input_var 15:X,scale,B,input_mean,input_var
+Bernoulli 15:input 22:input
+BitCast 26:input
+BitShift 11:X,Y
+BitwiseAnd 18:A,B
+BitwiseNot 18:X
+BitwiseOr 18:A,B
+BitwiseXor 18:A,B
+BlackmanWindow 17:size
+Cast 1:input 6:input 9:input 13:input 19:input 21:input 23:input 24:input 25:input
+CastLike 15:input,target_type 19:input,target_type 21:input,target_type 23:input,target_type 24:input,target_type 25:input,target_type
+CausalConvWithState 27:input,weight
+Ceil 1:X 6:X 13:X
+Celu 12:X 28:X
+CenterCropPad 18:input_data,shape
+Clip 1:input 6:input 11:input 12:input 13:input
+Col2Im 18:input,image_shape,block_shape
+Compress 9:input,condition 11:input,condition
+Concat 1 4 11 13
+ConcatFromSequence 11:input_sequence
+Constant 1 9 11 12 13 19 21 23 24 25
+ConstantOfShape 9:input 20:input 21:input 23:input 24:input 25:input
+Conv 1:X,W 11:X,W 22:X,W
+ConvInteger 10:x,w
+ConvTranspose 1:X,W 11:X,W 22:X,W
+Cos 7:input 22:input
+Cosh 9:input 22:input
+CumProd 26:x,axis
+CumSum 11:x,axis 14:x,axis
+DFT 17:input 20:input
+DeformConv 19:X,W,offset 22:X,W,offset
+DepthToSpace 1:input 11:input 13:input
+DequantizeLinear 10:x,x_scale 13:x,x_scale 19:x,x_scale 21:x,x_scale 23:x,x_scale 24:x,x_scale 25:x,x_scale
+Det 11:X 22:X
+Div 1:A,B 6:A,B 7:A,B 13:A,B 14:A,B
+Dropout 1:data 6:data 7:data 10:data 12:data 13:data 22:data
+DynamicQuantizeLinear 11:x
+Einsum 12
+Elu 1:X 6:X 22:X
+Equal 1:A,B 7:A,B 11:A,B 13:A,B 19:A,B
+Erf 9:input 13:input
+Exp 1:input 6:input 13:input
+Expand 8:input,shape 13:input,shape
+EyeLike 9:input 22:input
+Flatten 1:input 9:input 11:input 13:input 21:input 23:input 24:input 25:input
+Floor 1:X 6:X 13:X
+GRU 1:X,W,R 3:X,W,R 7:X,W,R 14:X,W,R 22:X,W,R
+Gather 1:data,indices 11:data,indices 13:data,indices
+GatherElements 11:data,indices 13:data,indices
+GatherND 11:data,indices 12:data,indices 13:data,indices
+Gelu 20:X
+Gemm 1:A,B,C 6:A,B,C 7:A,B,C 9:A,B,C 11:A,B 13:A,B
+GlobalAveragePool 1:X 22:X
+GlobalLpPool 1:X 2:X 22:X
+GlobalMaxPool 1:X 22:X
+Greater 1:A,B 7:A,B 9:A,B 13:A,B
+GreaterOrEqual 12:A,B 16:A,B
+GridSample 16:X,grid 20:X,grid 22:X,grid
+GroupNormalization 18 21:X,scale,bias
+HammingWindow 17:size
+HannWindow 17:size
+HardSigmoid 1:X 6:X 22:X
+HardSwish 14:X 22:X
+Hardmax 1:input 11:input 13:input
+Identity 1:input 13:input 14:input 16:input 19:input 21:input 23:input 24:input 25:input
+If 1:cond 11:cond 13:cond 16:cond 19:cond 21:cond 23:cond 24:cond 25:cond
+ImageDecoder 20:encoded_stream
+InstanceNormalization 1:input,scale,B 6:input,scale,B 22:input,scale,B
+IsInf 10:X 20:X
+IsNaN 9:X 13:X 20:X
+LRN 1:X 13:X
+LSTM 1:X,W,R 7:X,W,R 14:X,W,R 22:X,W,R
+LayerNormalization 17:X,Scale
+LeakyRelu 1:X 6:X 16:X
+Less 1:A,B 7:A,B 9:A,B 13:A,B
+LessOrEqual 12:A,B 16:A,B
+LinearAttention 27:query,key,value
+Log 1:input 6:input 13:input
+LogSoftmax 1:input 11:input 13:input
+Loop 1 11 13 16 19 21 23 24 25
+LpNormalization 1:input 22:input
+LpPool 1:X 2:X 11:X 18:X 22:X
+MatMul 1:A,B 9:A,B 13:A,B
+MatMulInteger 10:A,B
+Max 1 6 8 12 13
+MaxPool 1:X 8:X 10:X 11:X 12:X 22:X
+MaxRoiPool 1:X,rois 22:X,rois
+MaxUnpool 9:X,I 11:X,I 22:X,I
+Mean 1 6 8 13
+MeanVarianceNormalization 9:X 13:X
+MelWeightMatrix 17:num_mel_bins,dft_length,sample_rate,lower_edge_hertz,upper_edge_hertz
+Min 1 6 8 12 13
+Mish 18:X 22:X
+Mod 10:A,B 13:A,B
+Mul 1:A,B 6:A,B 7:A,B 13:A,B 14:A,B
+Multinomial 7:input 22:input
+Neg 1:X 6:X 13:X
+NegativeLogLikelihoodLoss 12:input,target 13:input,target 22:input,target
+NonMaxSuppression 10:boxes,scores 11:boxes,scores
+NonZero 9:X 13:X
+Not 1:X
+OneHot 9:indices,depth,values 11:indices,depth,values
+Optional 15
+OptionalGetElement 15:input 18:input
+OptionalHasElement 15:input 18
+Or 1:A,B 7:A,B
+PRelu 1:X,slope 6:X,slope 7:X,slope 9:X,slope 16:X,slope
+Pad 1:data 2:data 11:data,pads 13:data,pads 18:data,pads 19:data,pads 21:data,pads 23:data,pads 24:data,pads 25:data,pads
+Pow 1:X,Y 7:X,Y 12:X,Y 13:X,Y 15:X,Y
+QLinearConv 10:x,x_scale,x_zero_point,w,w_scale,w_zero_point,y_scale,y_zero_point
+QLinearMatMul 10:a,a_scale,a_zero_point,b,b_scale,b_zero_point,y_scale,y_zero_point 21:a,a_scale,a_zero_point,b,b_scale,b_zero_point,y_scale,y_zero_point
+QuantizeLinear 10:x,y_scale 13:x,y_scale 19:x,y_scale 21:x,y_scale 23:x,y_scale 24:x,y_scale 25:x,y_scale
+RMSNormalization 23:X,scale
+RNN 1:X,W,R 7:X,W,R 14:X,W,R 22:X,W,R
+RandomNormal 1 22
+RandomNormalLike 1:input 22:input
+RandomUniform 1 22
+RandomUniformLike 1:input 22:input
+Range 11:start,limit,delta 27:start,limit,delta
+Reciprocal 1:X 6:X 13:X
+ReduceL1 1:data 11:data 13:data 18:data
+ReduceL2 1:data 11:data 13:data 18:data
+ReduceLogSum 1:data 11:data 13:data 18:data
+ReduceLogSumExp 1:data 11:data 13:data 18:data
+ReduceMax 1:data 11:data 12:data 13:data 18:data 20:data
+ReduceMean 1:data 11:data 13:data 18:data
+ReduceMin 1:data 11:data 12:data 13:data 18:data 20:data
+ReduceProd 1:data 11:data 13:data 18:data
+ReduceSum 1:data 11:data 13:data
+ReduceSumSquare 1:data 11:data 13:data 18:data
+RegexFullMatch 20:X
+Relu 1:X 6:X 13:X 14:X
+Reshape 1:data 5:data,shape 13:data,shape 14:data,shape 19:data,shape 21:data,shape 23:data,shape 24:data,shape 25:data,shape
+Resize 10:X,scales 11:X,roi,scales 13:X 18:X 19:X
+ReverseSequence 10:input,sequence_lens
+RoiAlign 10:X,rois,batch_indices 16:X,rois,batch_indices 22:X,rois,batch_indices
+RotaryEmbedding 23:X,cos_cache,sin_cache
+Round 11:X 22:X
+STFT 17:signal,frame_step
+Scan 8 9 11 16 19 21 23 24 25
+Scatter 9:data,indices,updates 11
+ScatterElements 11:data,indices,updates 13:data,indices,updates 16:data,indices,updates 18:data,indices,updates
+ScatterND 11:data,indices,updates 13:data,indices,updates 16:data,indices,updates 18:data,indices,updates
+Selu 1:X 6:X 22:X
+SequenceAt 11:input_sequence,position
+SequenceConstruct 11
+SequenceEmpty 11
+SequenceErase 11:input_sequence
+SequenceInsert 11:input_sequence,tensor
+SequenceLength 11:input_sequence
+SequenceMap 17:input_sequence
+Shape 1:data 13:data 15:data 19:data 21:data 23:data 24:data 25:data
+Shrink 9:input
+Sigmoid 1:X 6:X 13:X
+Sign 9:input 13:input
+Sin 7:input 22:input
+Sinh 9:input 22:input
+Size 1:data 13:data 19:data 21:data 23:data 24:data 25:data
+Slice 1:data 10:data,starts,ends 11:data,starts,ends 13:data,starts,ends
+Softmax 1:input 11:input 13:input
+SoftmaxCrossEntropyLoss 12:scores,labels 13:scores,labels
+Softplus 1:X 22:X
+Softsign 1:input 22:input
+SpaceToDepth 1:input 13:input
+Split 1:input 2:input 11:input 13:input 18:input
+SplitToSequence 11:input 24:input
+Sqrt 1:X 6:X 13:X
+Squeeze 1:data 11:data 13:data 21:data 23:data 24:data 25:data
+StringConcat 20:X,Y
+StringNormalizer 10:X
+StringSplit 20:X
+Sub 1:A,B 6:A,B 7:A,B 13:A,B 14:A,B
+Sum 1 6 8 13
+SwiGLU 28:A,B
+Swish 24:X
+Tan 7:input 22:input
+Tanh 1:input 6:input 13:input
+TensorScatter 24:past_cache,update
+TfIdfVectorizer 9:X
+ThresholdedRelu 10:X 22:X
+Tile 1:input,tiles,axis 6:input,repeats 13:input,repeats
+TopK 1:X 10:X,K 11:X,K 24:X,K
+Transpose 1:data 13:data 21:data 23:data 24:data 25:data
+Trilu 14:input
+Unique 11:X
+Unsqueeze 1:data 11:data 13:data,axes 21:data,axes 23:data,axes 24:data,axes 25:data,axes
+Upsample 1:X 7:X 9:X,scales 10
+Where 9:condition,X,Y 16:condition,X,Y
+Xor 1:A,B 7:A,B
+domain "ai.onnx.ml"
+ArrayFeatureExtractor 1:X,Y
+Binarizer 1:X
+CastMap 1:X
+CategoryMapper 1:X
+DictVectorizer 1:X
+FeatureVectorizer 1
+Imputer 1:X
+LabelEncoder 1:X 2:X 4:X
+LinearClassifier 1:X
+LinearRegressor 1:X
+Normalizer 1:X
+OneHotEncoder 1:X
+SVMClassifier 1:X
+SVMRegressor 1:X
+Scaler 1:X
+TreeEnsemble 5:X
+TreeEnsembleClassifier 1:X 3:X 5
+TreeEnsembleRegressor 1:X 3:X 5
+ZipMap 1:X
+domain "ai.onnx.preview"
+FlexAttention 1:Q,K,V
+domain "ai.onnx.preview.training"
+Adagrad 1:R,T
+Adam 1:R,T
+Gradient 1
+Momentum 1:R,T
+`

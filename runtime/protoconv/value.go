@@ -1,8 +1,6 @@
 package protoconv
 
 import (
-	"google.golang.org/protobuf/proto"
-
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -23,19 +21,19 @@ func DecodeValue(data []byte, kind ValueKind, maxBytes int64) (tensor.Value, err
 	switch kind {
 	case SequenceValue:
 		sp := &pb.SequenceProto{}
-		if err := proto.Unmarshal(data, sp); err != nil {
+		if err := pb.Unmarshal(data, sp); err != nil {
 			return nil, errs.New(errs.BadModel, "bad SequenceProto: %v", err)
 		}
 		return sequence(sp, maxBytes)
 	case OptionalValue:
 		op := &pb.OptionalProto{}
-		if err := proto.Unmarshal(data, op); err != nil {
+		if err := pb.Unmarshal(data, op); err != nil {
 			return nil, errs.New(errs.BadModel, "bad OptionalProto: %v", err)
 		}
 		return optional(op, maxBytes)
 	}
 	tp := &pb.TensorProto{}
-	if err := proto.Unmarshal(data, tp); err != nil {
+	if err := pb.Unmarshal(data, tp); err != nil {
 		return nil, errs.New(errs.BadModel, "bad TensorProto: %v", err)
 	}
 	return Tensor(tp, maxBytes)
