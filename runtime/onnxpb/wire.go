@@ -2,6 +2,7 @@ package onnxpb
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"unicode/utf8"
 
@@ -169,21 +170,10 @@ func decodeFloat(typ protowire.Type, v []byte, dst *float32) error {
 }
 
 func decodeFloats(typ protowire.Type, v []byte, dst *[]float32) error {
-	switch typ {
-	case protowire.Fixed32Type:
-		x, _ := protowire.ConsumeFixed32(v)
-		*dst = append(*dst, math.Float32frombits(x))
-	case protowire.BytesType:
-		if len(v)%4 != 0 {
-			return errors.New("packed float32 payload is not a multiple of 4 bytes")
-		}
-		*dst = growTo(*dst, len(v)/4)
-		for ; len(v) > 0; v = v[4:] {
-			x, _ := protowire.ConsumeFixed32(v)
-			*dst = append(*dst, math.Float32frombits(x))
-		}
-	}
-	return nil
+	return decodeFixeds(typ, v, dst, protowire.Fixed32Type, 4, func(b []byte) float32 {
+		x, _ := protowire.ConsumeFixed32(b)
+		return math.Float32frombits(x)
+	})
 }
 
 func decodeDouble(typ protowire.Type, v []byte, dst *float64) error {
@@ -195,18 +185,25 @@ func decodeDouble(typ protowire.Type, v []byte, dst *float64) error {
 }
 
 func decodeDoubles(typ protowire.Type, v []byte, dst *[]float64) error {
+	return decodeFixeds(typ, v, dst, protowire.Fixed64Type, 8, func(b []byte) float64 {
+		x, _ := protowire.ConsumeFixed64(b)
+		return math.Float64frombits(x)
+	})
+}
+
+// decodeFixeds appends one value of wire type fixed, or a packed run of them
+// (size bytes each), read by conv.
+func decodeFixeds[T any](typ protowire.Type, v []byte, dst *[]T, fixed protowire.Type, size int, conv func([]byte) T) error {
 	switch typ {
-	case protowire.Fixed64Type:
-		x, _ := protowire.ConsumeFixed64(v)
-		*dst = append(*dst, math.Float64frombits(x))
+	case fixed:
+		*dst = append(*dst, conv(v))
 	case protowire.BytesType:
-		if len(v)%8 != 0 {
-			return errors.New("packed float64 payload is not a multiple of 8 bytes")
+		if len(v)%size != 0 {
+			return fmt.Errorf("packed payload of %d bytes is not a whole number of %d-byte values", len(v), size)
 		}
-		*dst = growTo(*dst, len(v)/8)
-		for ; len(v) > 0; v = v[8:] {
-			x, _ := protowire.ConsumeFixed64(v)
-			*dst = append(*dst, math.Float64frombits(x))
+		*dst = growTo(*dst, len(v)/size)
+		for ; len(v) > 0; v = v[size:] {
+			*dst = append(*dst, conv(v))
 		}
 	}
 	return nil

@@ -25,8 +25,10 @@ import (
 	"go/printer"
 	"go/token"
 	"log"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,12 +292,7 @@ func liteTypes() []byte {
 			}
 		}
 	}
-	var names []string
-	for e := range enums {
-		names = append(names, e)
-	}
-	sort.Strings(names)
-	for _, e := range names {
+	for _, e := range slices.Sorted(maps.Keys(enums)) {
 		fmt.Fprintf(&b, "func (x %s) String() string {\nif s, ok := %s_name[int32(x)]; ok { return s }\nreturn strconv.Itoa(int(x))\n}\n\n", e, e)
 	}
 	return b.Bytes()

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"go/format"
 	"log"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,19 +103,9 @@ func main() {
 	b.WriteString("// specTable lists every op version the ONNX spec defines, in the format\n")
 	b.WriteString("// parseSpecTable (spec.go) reads.\n")
 	b.WriteString("const specTable = `\n")
-	var domains []string
-	for d := range versions {
-		domains = append(domains, d)
-	}
-	sort.Strings(domains)
-	for _, d := range domains {
+	for _, d := range slices.Sorted(maps.Keys(versions)) {
 		fmt.Fprintf(&b, "domain %q\n", d)
-		var ops []string
-		for o := range versions[d] {
-			ops = append(ops, o)
-		}
-		sort.Strings(ops)
-		for _, o := range ops {
+		for _, o := range slices.Sorted(maps.Keys(versions[d])) {
 			vs := versions[d][o]
 			sort.Ints(vs)
 			b.WriteString(o)
