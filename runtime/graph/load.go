@@ -2,6 +2,7 @@ package graph
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -16,7 +17,8 @@ import (
 // Options control loading.
 type Options struct {
 	// MaxTensorBytes bounds the size of any one tensor (initializers, and at
-	// run time every output). 0 means DefaultMaxTensorBytes.
+	// run time every output), and the memory of the decoded model structure
+	// (with a floor of MinStructureBytes). 0 means DefaultMaxTensorBytes.
 	MaxTensorBytes int64
 	// Registry resolves ops; nil means op.Default.
 	Registry *op.Registry
@@ -27,6 +29,11 @@ type Options struct {
 // DefaultMaxTensorBytes is 2 GiB: large enough for real models, small enough
 // that a hostile dim is refused before a WebAssembly heap (4 GiB max) is exhausted.
 const DefaultMaxTensorBytes int64 = 2 << 30
+
+// MinStructureBytes is the least memory the decoded model structure (its
+// messages, not its tensor payloads) may take whatever MaxTensorBytes says:
+// a small tensor budget must not refuse a model with many small nodes.
+const MinStructureBytes int64 = 64 << 20
 
 const (
 	maxSubgraphDepth = 64
@@ -47,8 +54,12 @@ func Load(data []byte, opts Options) (*Model, error) {
 		return nil, errs.New(errs.BadModel, "model is empty (0 bytes)")
 	}
 	mp := &pb.ModelProto{}
-	if err := pb.Unmarshal(data, mp); err != nil {
-		return nil, errs.New(errs.BadModel, "not a valid ONNX model (protobuf decoding failed after reading %d bytes): %v", len(data), err)
+	budget := max(opts.MaxTensorBytes, MinStructureBytes)
+	if err := pb.UnmarshalWithin(data, mp, budget); err != nil {
+		if errors.Is(err, pb.ErrBudget) {
+			return nil, errs.New(errs.TooLarge, "the model's %d bytes would decode into more than the memory budget of %d bytes (%v)", len(data), budget, err)
+		}
+		return nil, errs.New(errs.BadModel, "not a valid ONNX model (%d bytes): %v", len(data), err)
 	}
 	return FromProto(mp, opts)
 }

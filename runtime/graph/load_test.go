@@ -12,6 +12,7 @@ import (
 	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func load(t *testing.T, m *tm.Model) (*graph.Model, error) {
@@ -295,6 +296,24 @@ func TestHostileBytes(t *testing.T) {
 		_, err := graph.Load(c.data, graph.Options{})
 		wantErr(t, err, errs.BadModel, "", "")
 	}
+}
+
+// A file of empty NodeProtos (2 bytes of input each, a struct of ~200 bytes
+// each when decoded: 800 KB inflating to 80 MB) must hit the memory budget,
+// not exhaust memory.
+func TestHostileMessageInflation(t *testing.T) {
+	var graphBytes []byte
+	for i := 0; i < 400000; i++ {
+		graphBytes = append(graphBytes, 0x0a, 0x00) // GraphProto.node = {}
+	}
+	model := append([]byte{0x08, 0x08, 0x3a}, protowire.AppendVarint(nil, uint64(len(graphBytes)))...) // ir_version 8, graph
+	model = append(model, graphBytes...)
+	_, err := graph.Load(model, graph.Options{MaxTensorBytes: 1 << 20}) // the floor, 64 MiB, applies
+	wantErr(t, err, errs.TooLarge, "", "", "memory budget", "graph.node")
+	// The same bytes within a large enough budget decode (and then fail
+	// validation: the nodes have no op_type).
+	_, err = graph.Load(model, graph.Options{MaxTensorBytes: 1 << 30})
+	wantErr(t, err, errs.BadModel, "", "")
 }
 
 func TestHostileInitializers(t *testing.T) {

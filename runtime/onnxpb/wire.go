@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -29,7 +30,22 @@ type Decodable interface {
 // repeat merge, unknown fields and fields of an unexpected wire type are
 // skipped (not kept), and proto3 strings must be UTF-8.
 func Unmarshal(b []byte, m Decodable) error {
-	return m.unmarshalWire(&decoder{}, b)
+	return m.unmarshalWire(&decoder{budget: -1}, b)
+}
+
+// ErrBudget is the error (wrapped in a DecodeError) when decoding would need
+// more memory than UnmarshalWithin allows.
+var ErrBudget = errors.New("the decoded messages would exceed the memory budget")
+
+// UnmarshalWithin is Unmarshal with a bound on the memory the decoded
+// message structs take. Each nested message costs its struct size but as
+// little as two bytes of input, so a hostile file of small messages inflates
+// over 100-fold; the bound makes that an error instead of an out-of-memory
+// crash. Payloads (strings, bytes, packed numbers) are not counted: they
+// cannot outgrow the input by more than a small factor. A negative maxBytes
+// means no bound, as Unmarshal.
+func UnmarshalWithin(b []byte, m Decodable, maxBytes int64) error {
+	return m.unmarshalWire(&decoder{budget: maxBytes}, b)
 }
 
 // Clone returns a deep copy of a message (nil for nil).
@@ -39,7 +55,22 @@ func Clone[M interface{ clone() M }](m M) M { return m.clone() }
 // recursion limit): a hostile model cannot exhaust the stack.
 const MaxDepth = 10000
 
-type decoder struct{ depth int }
+type decoder struct {
+	depth  int
+	budget int64 // bytes left for message structs; negative: unbounded
+}
+
+// spend charges n bytes of message structs against the budget.
+func (d *decoder) spend(n uintptr) error {
+	if d.budget < 0 {
+		return nil
+	}
+	if d.budget < int64(n) {
+		return ErrBudget
+	}
+	d.budget -= int64(n)
+	return nil
+}
 
 func (d *decoder) enter() error {
 	d.depth++
@@ -284,6 +315,9 @@ func decodeMessage[T any, P message[T]](d *decoder, typ protowire.Type, v []byte
 		return nil
 	}
 	if *dst == nil {
+		if err := d.spend(unsafe.Sizeof(*new(T))); err != nil {
+			return err
+		}
 		*dst = new(T)
 	}
 	return P(*dst).unmarshalWire(d, v)
@@ -292,6 +326,10 @@ func decodeMessage[T any, P message[T]](d *decoder, typ protowire.Type, v []byte
 func decodeMessages[T any, P message[T]](d *decoder, typ protowire.Type, v []byte, dst *[]*T) error {
 	if typ != protowire.BytesType {
 		return nil
+	}
+	// The struct and its slot in the slice, which may double as it grows.
+	if err := d.spend(unsafe.Sizeof(*new(T)) + 2*unsafe.Sizeof(new(T))); err != nil {
+		return err
 	}
 	m := new(T)
 	if err := P(m).unmarshalWire(d, v); err != nil {

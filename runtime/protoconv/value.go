@@ -1,6 +1,7 @@
 package protoconv
 
 import (
+	"errors"
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -21,22 +22,38 @@ func DecodeValue(data []byte, kind ValueKind, maxBytes int64) (tensor.Value, err
 	switch kind {
 	case SequenceValue:
 		sp := &pb.SequenceProto{}
-		if err := pb.Unmarshal(data, sp); err != nil {
-			return nil, errs.New(errs.BadModel, "bad SequenceProto: %v", err)
+		if err := unmarshal(data, sp, "SequenceProto", maxBytes); err != nil {
+			return nil, err
 		}
 		return sequence(sp, maxBytes)
 	case OptionalValue:
 		op := &pb.OptionalProto{}
-		if err := pb.Unmarshal(data, op); err != nil {
-			return nil, errs.New(errs.BadModel, "bad OptionalProto: %v", err)
+		if err := unmarshal(data, op, "OptionalProto", maxBytes); err != nil {
+			return nil, err
 		}
 		return optional(op, maxBytes)
 	}
 	tp := &pb.TensorProto{}
-	if err := pb.Unmarshal(data, tp); err != nil {
-		return nil, errs.New(errs.BadModel, "bad TensorProto: %v", err)
+	if err := unmarshal(data, tp, "TensorProto", maxBytes); err != nil {
+		return nil, err
 	}
 	return Tensor(tp, maxBytes)
+}
+
+// unmarshal decodes a serialized message of the named kind within the
+// memory budget (none when maxBytes ≤ 0).
+func unmarshal(data []byte, m pb.Decodable, kind string, maxBytes int64) error {
+	budget := maxBytes
+	if budget <= 0 {
+		budget = -1
+	}
+	if err := pb.UnmarshalWithin(data, m, budget); err != nil {
+		if errors.Is(err, pb.ErrBudget) {
+			return errs.New(errs.TooLarge, "%s of %d bytes would decode into more than the memory budget of %d bytes", kind, len(data), maxBytes)
+		}
+		return errs.New(errs.BadModel, "bad %s: %v", kind, err)
+	}
+	return nil
 }
 
 func sequence(sp *pb.SequenceProto, maxBytes int64) (*tensor.Sequence, error) {
