@@ -198,3 +198,19 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatal("clone of nil is not nil")
 	}
 }
+
+func TestUnmarshalWithinBudget(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/bench/test_squeezenet/model.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		budget int64
+		ok     bool
+	}{{-1, true}, {1 << 20, true}, {0, false}, {2000, false}} {
+		err := pb.UnmarshalWithin(b, &pb.ModelProto{}, tc.budget)
+		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, pb.ErrBudget)) {
+			t.Errorf("budget %d: error %v", tc.budget, err)
+		}
+	}
+}
