@@ -128,6 +128,7 @@ func TestUnmarshalAgreesOnDamagedInput(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d models truncated and corrupted", checked)
 	if checked < 50 {
 		t.Fatalf("only %d models checked", checked)
 	}
