@@ -28,10 +28,10 @@ trap 'rm -rf "$DIST"' EXIT
 
 # gortlite: the ONNX messages as plain structs decoded by runtime/onnxpb's own
 # wire decoder, so no protobuf-go runtime is linked (3.8 MB raw, 650 KB gzip).
-FLAGS=(-tags gortlite -trimpath -ldflags='-s -w')
-(cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
+FLAGS=(-trimpath -ldflags='-s -w')
+(cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
 if [[ "${GORT_TEST_WASM:-}" == 1 ]]; then
-  (cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite,gorttest -trimpath -ldflags='-s -w' -o "$DIST/gort-test.wasm" ./wasm)
+  (cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite,gorttest "${FLAGS[@]}" -o "$DIST/gort-test.wasm" ./wasm)
 fi
 
 WASM_EXEC="$("$GO" env GOROOT)/lib/wasm/wasm_exec.js"

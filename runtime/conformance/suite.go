@@ -69,15 +69,17 @@ func readTolerances(path string) (map[string]compare.Tolerance, error) {
 		}
 		spec, why, _ := strings.Cut(line, "#")
 		fields := strings.Fields(spec)
-		bad := fmt.Errorf("%s:%d: want \"<case> rtol=<r> atol=<a> # <why>\" or \"<case> random # <why>\", got %q", path, i+1, line)
+		bad := func() error {
+			return fmt.Errorf("%s:%d: want \"<case> rtol=<r> atol=<a> # <why>\" or \"<case> random # <why>\", got %q", path, i+1, line)
+		}
 		if strings.TrimSpace(why) == "" || len(fields) < 2 {
-			return nil, bad
+			return nil, bad()
 		}
 		var t compare.Tolerance
 		if len(fields) == 2 && fields[1] == "random" {
 			t.StructureOnly = true
 		} else if n, err := fmt.Sscanf(strings.Join(fields[1:], " "), "rtol=%g atol=%g", &t.Rtol, &t.Atol); n != 2 || err != nil || len(fields) != 3 {
-			return nil, bad
+			return nil, bad()
 		}
 		out[fields[0]] = t
 	}

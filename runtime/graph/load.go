@@ -2,7 +2,6 @@ package graph
 
 import (
 	"container/heap"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -54,12 +53,8 @@ func Load(data []byte, opts Options) (*Model, error) {
 		return nil, errs.New(errs.BadModel, "model is empty (0 bytes)")
 	}
 	mp := &pb.ModelProto{}
-	budget := max(opts.MaxTensorBytes, MinStructureBytes)
-	if err := pb.UnmarshalWithin(data, mp, budget); err != nil {
-		if errors.Is(err, pb.ErrBudget) {
-			return nil, errs.New(errs.TooLarge, "the model's %d bytes would decode into more than the memory budget of %d bytes (%v)", len(data), budget, err)
-		}
-		return nil, errs.New(errs.BadModel, "not a valid ONNX model (%d bytes): %v", len(data), err)
+	if err := protoconv.Unmarshal(data, mp, "ONNX model", max(opts.MaxTensorBytes, MinStructureBytes)); err != nil {
+		return nil, err
 	}
 	return FromProto(mp, opts)
 }

@@ -1,9 +1,11 @@
 package onnxpb
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -75,7 +77,7 @@ func (d *decoder) spend(n uintptr) error {
 func (d *decoder) enter() error {
 	d.depth++
 	if d.depth > MaxDepth {
-		return errors.New("messages nest more than 10000 levels deep")
+		return fmt.Errorf("messages nest more than %d levels deep", MaxDepth)
 	}
 	return nil
 }
@@ -192,34 +194,37 @@ func decodeVarints[T integer](typ protowire.Type, v []byte, dst *[]T) error {
 	return nil
 }
 
+// float32At and float64At read a fixed-width value from the start of b.
+func float32At(b []byte) float32 {
+	x, _ := protowire.ConsumeFixed32(b)
+	return math.Float32frombits(x)
+}
+
+func float64At(b []byte) float64 {
+	x, _ := protowire.ConsumeFixed64(b)
+	return math.Float64frombits(x)
+}
+
 func decodeFloat(typ protowire.Type, v []byte, dst *float32) error {
 	if typ == protowire.Fixed32Type {
-		x, _ := protowire.ConsumeFixed32(v)
-		*dst = math.Float32frombits(x)
+		*dst = float32At(v)
 	}
 	return nil
 }
 
 func decodeFloats(typ protowire.Type, v []byte, dst *[]float32) error {
-	return decodeFixeds(typ, v, dst, protowire.Fixed32Type, 4, func(b []byte) float32 {
-		x, _ := protowire.ConsumeFixed32(b)
-		return math.Float32frombits(x)
-	})
+	return decodeFixeds(typ, v, dst, protowire.Fixed32Type, 4, float32At)
 }
 
 func decodeDouble(typ protowire.Type, v []byte, dst *float64) error {
 	if typ == protowire.Fixed64Type {
-		x, _ := protowire.ConsumeFixed64(v)
-		*dst = math.Float64frombits(x)
+		*dst = float64At(v)
 	}
 	return nil
 }
 
 func decodeDoubles(typ protowire.Type, v []byte, dst *[]float64) error {
-	return decodeFixeds(typ, v, dst, protowire.Fixed64Type, 8, func(b []byte) float64 {
-		x, _ := protowire.ConsumeFixed64(b)
-		return math.Float64frombits(x)
-	})
+	return decodeFixeds(typ, v, dst, protowire.Fixed64Type, 8, float64At)
 }
 
 // decodeFixeds appends one value of wire type fixed, or a packed run of them
@@ -232,23 +237,12 @@ func decodeFixeds[T any](typ protowire.Type, v []byte, dst *[]T, fixed protowire
 		if len(v)%size != 0 {
 			return fmt.Errorf("packed payload of %d bytes is not a whole number of %d-byte values", len(v), size)
 		}
-		*dst = growTo(*dst, len(v)/size)
+		*dst = slices.Grow(*dst, len(v)/size) // bounded by the input's length
 		for ; len(v) > 0; v = v[size:] {
 			*dst = append(*dst, conv(v))
 		}
 	}
 	return nil
-}
-
-// growTo makes room for n more elements at once (n is bounded by the input's
-// length, so a hostile count cannot allocate more than the model's size).
-func growTo[T any](s []T, n int) []T {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	out := make([]T, len(s), len(s)+n)
-	copy(out, s)
-	return out
 }
 
 func checkUTF8(v []byte, utf8Only bool) error {
@@ -291,14 +285,14 @@ func decodeStrings(typ protowire.Type, v []byte, dst *[]string, utf8Only bool) e
 // decodeBytes copies: the caller's buffer may be reused after loading.
 func decodeBytes(typ protowire.Type, v []byte, dst *[]byte) error {
 	if typ == protowire.BytesType {
-		*dst = append([]byte{}, v...)
+		*dst = bytes.Clone(v)
 	}
 	return nil
 }
 
 func decodeBytesList(typ protowire.Type, v []byte, dst *[][]byte) error {
 	if typ == protowire.BytesType {
-		*dst = append(*dst, append([]byte{}, v...))
+		*dst = append(*dst, bytes.Clone(v))
 	}
 	return nil
 }
@@ -339,14 +333,8 @@ func decodeMessages[T any, P message[T]](d *decoder, typ protowire.Type, v []byt
 	return nil
 }
 
-// Deep-copy helpers for the generated clone methods; nil stays nil.
-
-func cloneSlice[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
-}
+// Deep-copy helpers for the generated clone methods (besides slices.Clone);
+// nil stays nil.
 
 func cloneBytesList(s [][]byte) [][]byte {
 	if s == nil {
@@ -354,7 +342,7 @@ func cloneBytesList(s [][]byte) [][]byte {
 	}
 	out := make([][]byte, len(s))
 	for i, b := range s {
-		out[i] = cloneSlice(b)
+		out[i] = slices.Clone(b)
 	}
 	return out
 }

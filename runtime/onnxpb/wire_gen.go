@@ -2,7 +2,11 @@
 
 package onnxpb
 
-import "google.golang.org/protobuf/encoding/protowire"
+import (
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
 
 func (m *AttributeProto) unmarshalWire(d *decoder, b []byte) error {
 	if err := d.enter(); err != nil {
@@ -119,11 +123,11 @@ func (m *AttributeProto) clone() *AttributeProto {
 	c.Name = m.Name
 	c.F = m.F
 	c.I = m.I
-	c.S = cloneSlice(m.S)
+	c.S = slices.Clone(m.S)
 	c.T = m.T.clone()
 	c.G = m.G.clone()
-	c.Floats = cloneSlice(m.Floats)
-	c.Ints = cloneSlice(m.Ints)
+	c.Floats = slices.Clone(m.Floats)
+	c.Ints = slices.Clone(m.Ints)
 	c.Strings = cloneBytesList(m.Strings)
 	c.Tensors = cloneMessages(m.Tensors)
 	c.Graphs = cloneMessages(m.Graphs)
@@ -258,8 +262,8 @@ func (m *NodeProto) clone() *NodeProto {
 		return nil
 	}
 	c := &NodeProto{}
-	c.Input = cloneSlice(m.Input)
-	c.Output = cloneSlice(m.Output)
+	c.Input = slices.Clone(m.Input)
+	c.Output = slices.Clone(m.Output)
 	c.Name = m.Name
 	c.OpType = m.OpType
 	c.Attribute = cloneMessages(m.Attribute)
@@ -304,7 +308,7 @@ func (m *IntIntListEntryProto) clone() *IntIntListEntryProto {
 	}
 	c := &IntIntListEntryProto{}
 	c.Key = m.Key
-	c.Value = cloneSlice(m.Value)
+	c.Value = slices.Clone(m.Value)
 	return c
 }
 
@@ -394,7 +398,7 @@ func (m *ShardingSpecProto) clone() *ShardingSpecProto {
 	}
 	c := &ShardingSpecProto{}
 	c.TensorName = m.TensorName
-	c.Device = cloneSlice(m.Device)
+	c.Device = slices.Clone(m.Device)
 	c.IndexToDeviceGroupMap = cloneMessages(m.IndexToDeviceGroupMap)
 	c.ShardedDim = cloneMessages(m.ShardedDim)
 	return c
@@ -683,7 +687,7 @@ func (m *DeviceConfigurationProto) clone() *DeviceConfigurationProto {
 	c := &DeviceConfigurationProto{}
 	c.Name = m.Name
 	c.NumDevices = m.NumDevices
-	c.Device = cloneSlice(m.Device)
+	c.Device = slices.Clone(m.Device)
 	return c
 }
 
@@ -943,17 +947,17 @@ func (m *TensorProto) clone() *TensorProto {
 		return nil
 	}
 	c := &TensorProto{}
-	c.Dims = cloneSlice(m.Dims)
+	c.Dims = slices.Clone(m.Dims)
 	c.DataType = m.DataType
 	c.Segment = m.Segment.clone()
-	c.FloatData = cloneSlice(m.FloatData)
-	c.Int32Data = cloneSlice(m.Int32Data)
+	c.FloatData = slices.Clone(m.FloatData)
+	c.Int32Data = slices.Clone(m.Int32Data)
 	c.StringData = cloneBytesList(m.StringData)
-	c.Int64Data = cloneSlice(m.Int64Data)
+	c.Int64Data = slices.Clone(m.Int64Data)
 	c.Name = m.Name
-	c.RawData = cloneSlice(m.RawData)
-	c.DoubleData = cloneSlice(m.DoubleData)
-	c.Uint64Data = cloneSlice(m.Uint64Data)
+	c.RawData = slices.Clone(m.RawData)
+	c.DoubleData = slices.Clone(m.DoubleData)
+	c.Uint64Data = slices.Clone(m.Uint64Data)
 	c.DocString = m.DocString
 	c.ExternalData = cloneMessages(m.ExternalData)
 	c.DataLocation = m.DataLocation
@@ -1037,7 +1041,7 @@ func (m *SparseTensorProto) clone() *SparseTensorProto {
 	c := &SparseTensorProto{}
 	c.Values = m.Values.clone()
 	c.Indices = m.Indices.clone()
-	c.Dims = cloneSlice(m.Dims)
+	c.Dims = slices.Clone(m.Dims)
 	return c
 }
 
@@ -1580,9 +1584,9 @@ func (m *FunctionProto) clone() *FunctionProto {
 	}
 	c := &FunctionProto{}
 	c.Name = m.Name
-	c.Input = cloneSlice(m.Input)
-	c.Output = cloneSlice(m.Output)
-	c.Attribute = cloneSlice(m.Attribute)
+	c.Input = slices.Clone(m.Input)
+	c.Output = slices.Clone(m.Output)
+	c.Attribute = slices.Clone(m.Attribute)
 	c.Node = cloneMessages(m.Node)
 	c.DocString = m.DocString
 	c.OpsetImport = cloneMessages(m.OpsetImport)
@@ -1710,7 +1714,7 @@ func (m *MapProto) clone() *MapProto {
 	c := &MapProto{}
 	c.Name = clonePointer(m.Name)
 	c.KeyType = clonePointer(m.KeyType)
-	c.Keys = cloneSlice(m.Keys)
+	c.Keys = slices.Clone(m.Keys)
 	c.StringKeys = cloneBytesList(m.StringKeys)
 	c.Values = m.Values.clone()
 	return c

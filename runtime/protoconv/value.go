@@ -2,6 +2,7 @@ package protoconv
 
 import (
 	"errors"
+
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -22,36 +23,37 @@ func DecodeValue(data []byte, kind ValueKind, maxBytes int64) (tensor.Value, err
 	switch kind {
 	case SequenceValue:
 		sp := &pb.SequenceProto{}
-		if err := unmarshal(data, sp, "SequenceProto", maxBytes); err != nil {
+		if err := Unmarshal(data, sp, "SequenceProto", maxBytes); err != nil {
 			return nil, err
 		}
 		return sequence(sp, maxBytes)
 	case OptionalValue:
 		op := &pb.OptionalProto{}
-		if err := unmarshal(data, op, "OptionalProto", maxBytes); err != nil {
+		if err := Unmarshal(data, op, "OptionalProto", maxBytes); err != nil {
 			return nil, err
 		}
 		return optional(op, maxBytes)
 	}
 	tp := &pb.TensorProto{}
-	if err := unmarshal(data, tp, "TensorProto", maxBytes); err != nil {
+	if err := Unmarshal(data, tp, "TensorProto", maxBytes); err != nil {
 		return nil, err
 	}
 	return Tensor(tp, maxBytes)
 }
 
-// unmarshal decodes a serialized message of the named kind within the
-// memory budget (none when maxBytes ≤ 0).
-func unmarshal(data []byte, m pb.Decodable, kind string, maxBytes int64) error {
+// Unmarshal decodes serialized message data (what names it in errors)
+// within a memory budget for its message structs (none when maxBytes ≤ 0):
+// GORT_TOO_LARGE past the budget, GORT_BAD_MODEL for invalid bytes.
+func Unmarshal(data []byte, m pb.Decodable, what string, maxBytes int64) error {
 	budget := maxBytes
 	if budget <= 0 {
 		budget = -1
 	}
 	if err := pb.UnmarshalWithin(data, m, budget); err != nil {
 		if errors.Is(err, pb.ErrBudget) {
-			return errs.New(errs.TooLarge, "%s of %d bytes would decode into more than the memory budget of %d bytes", kind, len(data), maxBytes)
+			return errs.New(errs.TooLarge, "%s of %d bytes would decode into more than the memory budget of %d bytes (%v)", what, len(data), maxBytes, err)
 		}
-		return errs.New(errs.BadModel, "bad %s: %v", kind, err)
+		return errs.New(errs.BadModel, "not a valid %s (%d bytes): %v", what, len(data), err)
 	}
 	return nil
 }
