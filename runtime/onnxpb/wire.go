@@ -126,19 +126,10 @@ func next(b []byte) (num protowire.Number, typ protowire.Type, v, rest []byte, e
 	switch typ {
 	case protowire.VarintType:
 		_, n = protowire.ConsumeVarint(b)
-		if n >= 0 {
-			v = b[:n]
-		}
 	case protowire.Fixed32Type:
 		_, n = protowire.ConsumeFixed32(b)
-		if n >= 0 {
-			v = b[:n]
-		}
 	case protowire.Fixed64Type:
 		_, n = protowire.ConsumeFixed64(b)
-		if n >= 0 {
-			v = b[:n]
-		}
 	case protowire.BytesType:
 		v, n = protowire.ConsumeBytes(b)
 	default:
@@ -146,6 +137,10 @@ func next(b []byte) (num protowire.Number, typ protowire.Type, v, rest []byte, e
 	}
 	if n < 0 {
 		return 0, 0, nil, nil, &DecodeError{Err: protowire.ParseError(n)}
+	}
+	switch typ {
+	case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
+		v = b[:n]
 	}
 	return num, typ, v, b[n:], nil
 }
