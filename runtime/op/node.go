@@ -37,6 +37,12 @@ type Node struct {
 	Graphs map[string][]Subgraph
 	// MaxBytes is the session's memory budget, for attribute tensors.
 	MaxBytes int64
+	// Consts holds, per input, its value when it is constant for the session
+	// (see ConstInput); nil entries (or a short slice) mean "not constant".
+	Consts []*tensor.Tensor
+	// Fused, when set, is the epilogue the plan stage fused into this node;
+	// a builder that cannot honour it must return an error.
+	Fused *Fusion
 }
 
 // NumInputs is the number of input slots (trailing omitted ones not counted).
