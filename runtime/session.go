@@ -33,6 +33,39 @@ type Options struct {
 	ExternalData map[string][]byte
 	// Registry resolves operators; nil means op.Default (all of package ops).
 	Registry *op.Registry
+	// Optimization selects the plan stage's graph rewrites, as onnxruntime's
+	// graphOptimizationLevel does. The zero value is OptimizeAll.
+	Optimization OptimizationLevel
+}
+
+// OptimizationLevel selects which graph rewrites run at load.
+type OptimizationLevel int
+
+const (
+	// OptimizeAll runs every rewrite (the default).
+	OptimizeAll OptimizationLevel = iota
+	// OptimizeDisabled runs the graph as written.
+	OptimizeDisabled
+	// OptimizeBasic folds constants and removes dead and no-op nodes.
+	OptimizeBasic
+	// OptimizeExtended adds BatchNormalization folding and operator fusion.
+	OptimizeExtended
+)
+
+// ParseOptimizationLevel reads onnxruntime's names: "disabled", "basic",
+// "extended", "all" ("" means all).
+func ParseOptimizationLevel(s string) (OptimizationLevel, error) {
+	switch s {
+	case "", "all":
+		return OptimizeAll, nil
+	case "disabled":
+		return OptimizeDisabled, nil
+	case "basic":
+		return OptimizeBasic, nil
+	case "extended":
+		return OptimizeExtended, nil
+	}
+	return 0, errs.New(errs.InvalidArgument, "graphOptimizationLevel %q: expected disabled, basic, extended or all", s)
 }
 
 // Session is a loaded model ready to run. It is immutable after Load, so it
