@@ -12,11 +12,14 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/exec"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 
 	_ "github.com/gort-dev/gort/ops" // registers the operators in op.Default
@@ -52,6 +55,18 @@ const (
 	OptimizeExtended
 )
 
+func (l OptimizationLevel) planLevel() plan.Level {
+	switch l {
+	case OptimizeDisabled:
+		return plan.Disabled
+	case OptimizeBasic:
+		return plan.Basic
+	case OptimizeExtended:
+		return plan.Extended
+	}
+	return plan.All
+}
+
 // ParseOptimizationLevel reads onnxruntime's names: "disabled", "basic",
 // "extended", "all" ("" means all).
 func ParseOptimizationLevel(s string) (OptimizationLevel, error) {
@@ -78,7 +93,13 @@ type Session struct {
 	outputs      []IOInfo
 	inputByName  map[string]IOInfo
 	outputByName map[string]bool
-	weights      map[*tensor.Tensor]bool // the main graph's initializers, to copy rather than hand out
+	// plan treats every initializer as a constant; a run that feeds an
+	// overridable initializer uses a plan compiled with those names as
+	// inputs (overridePlans, by the sorted names), so that folding and
+	// weight packing never hide a feed.
+	plan          *plan.Plan
+	overridePlans sync.Map
+	pool          *exec.Pool
 }
 
 // IOInfo describes a graph input or output.
@@ -118,10 +139,11 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 		}
 		s.inputByName[in.Name] = info
 	}
-	s.weights = make(map[*tensor.Tensor]bool, len(m.Graph.Initializers))
-	for _, w := range m.Graph.Initializers {
-		s.weights[w] = true
+	s.plan, err = s.compile(nil)
+	if err != nil {
+		return nil, err
 	}
+	s.pool = exec.NewPool()
 	for _, out := range m.Graph.Outputs {
 		// A graph may list one value as an output twice; the session
 		// lists it once, so that Run with no selection does not ask for
@@ -133,6 +155,37 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 		s.outputByName[out.Name] = true
 	}
 	return s, nil
+}
+
+func (s *Session) compile(overridden map[string]bool) (*plan.Plan, error) {
+	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes})
+}
+
+// planFor returns the plan for a run with these feeds.
+func (s *Session) planFor(feeds map[string]tensor.Value) (*plan.Plan, error) {
+	var names []string
+	for _, in := range s.overridable {
+		if _, fed := feeds[in.Name]; fed {
+			names = append(names, in.Name)
+		}
+	}
+	if len(names) == 0 {
+		return s.plan, nil
+	}
+	key := strings.Join(names, "\x00")
+	if p, ok := s.overridePlans.Load(key); ok {
+		return p.(*plan.Plan), nil
+	}
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	p, err := s.compile(set)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := s.overridePlans.LoadOrStore(key, p)
+	return actual.(*plan.Plan), nil
 }
 
 // override applies FreeDimensionOverrides to a declared type.
@@ -153,6 +206,10 @@ func (s *Session) override(t graph.Type) graph.Type {
 // Model returns the loaded graph (read-only), for inspection tools.
 func (s *Session) Model() *graph.Model { return s.model }
 
+// Plan returns the compiled plan (read-only): what the rewrites did
+// (Plan.Report) and where each step runs.
+func (s *Session) Plan() *plan.Plan { return s.plan }
+
 // Inputs lists the inputs a caller must feed.
 func (s *Session) Inputs() []IOInfo { return s.inputs }
 
@@ -168,8 +225,8 @@ func (s *Session) Outputs() []IOInfo { return s.outputs }
 // version gort does not implement), for reporting before running.
 func (s *Session) Unsupported() []error {
 	var out []error
-	for _, n := range s.model.Unsupported() {
-		out = append(out, n.Problem)
+	for _, st := range s.plan.Unsupported() {
+		out = append(out, st.Problem)
 	}
 	return out
 }
@@ -212,7 +269,11 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		}
 		seen[o] = true
 	}
-	res, err = exec.Run(ctx, s.model.Graph, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace})
+	p, err := s.planFor(feeds)
+	if err != nil {
+		return nil, err
+	}
+	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Pool: s.pool})
 	if err != nil {
 		return nil, err
 	}
@@ -221,14 +282,12 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	// modify it, so such outputs are copied: the session's weights must stay
 	// intact for later and concurrent runs.
 	for name, v := range res {
-		if t, ok := v.(*tensor.Tensor); ok && s.isInitializer(t) {
+		if t, ok := v.(*tensor.Tensor); ok && p.IsConst(t) {
 			res[name] = t.Clone()
 		}
 	}
 	return res, nil
 }
-
-func (s *Session) isInitializer(t *tensor.Tensor) bool { return s.weights[t] }
 
 func (s *Session) outputNames() []string {
 	out := make([]string, len(s.outputs))

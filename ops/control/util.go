@@ -207,6 +207,9 @@ func intScalar(v tensor.Value, what string) (int64, error) {
 // shape empty results (zero-iteration scan outputs, empty sequence maps)
 // whose element type cannot be learned from a value.
 func declaredOutput(g op.Subgraph, i int) graph.Type {
+	if c, ok := g.(interface{ Source() *graph.Graph }); ok { // a compiled plan
+		g = c.Source()
+	}
 	if gg, ok := g.(*graph.Graph); ok && i < len(gg.Outputs) {
 		return gg.Outputs[i].Type
 	}

@@ -88,7 +88,10 @@ func readTolerances(path string) (map[string]compare.Tolerance, error) {
 
 // RunCase runs every test_data_set_* of one case directory and returns ""
 // on success or the reason for failure (a single line).
-func RunCase(dir string) (reason string) {
+func RunCase(dir string) (reason string) { return RunCaseWith(dir, runtime.OptimizeAll) }
+
+// RunCaseWith is RunCase at a given optimisation level.
+func RunCaseWith(dir string, level runtime.OptimizationLevel) (reason string) {
 	defer func() {
 		if p := recover(); p != nil {
 			reason = fmt.Sprintf("harness panic: %v", p)
@@ -103,7 +106,7 @@ func RunCase(dir string) (reason string) {
 	if err != nil {
 		return "read model: " + err.Error()
 	}
-	s, err := runtime.Load(data, nil)
+	s, err := runtime.Load(data, &runtime.Options{Optimization: level})
 	if err != nil {
 		return oneLine(err)
 	}

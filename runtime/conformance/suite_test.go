@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	gort "github.com/gort-dev/gort/runtime"
 )
 
 const (
@@ -27,7 +29,27 @@ const manifestHeader = `# gort conformance manifest for the ONNX node test suite
 // TestNodeSuite runs every case and holds the result to the manifest.
 // GORT_UPDATE_MANIFEST=1 rewrites the manifest instead; GORT_CONFORMANCE_TABLE=path
 // also writes the per-op table.
+//
+// The suite runs twice, with the plan stage's rewrites off and on (every
+// rewrite is proven by the same manifest); GORT_OPTIMIZATION=<level> runs
+// one level only.
 func TestNodeSuite(t *testing.T) {
+	levels := []string{"disabled", "all"}
+	if l := os.Getenv("GORT_OPTIMIZATION"); l != "" {
+		levels = []string{l}
+	}
+	for _, l := range levels {
+		level, err := gort.ParseOptimizationLevel(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(l, func(t *testing.T) { checkSuite(t, level, l == levels[len(levels)-1]) })
+	}
+}
+
+// checkSuite runs every case at one optimisation level against the
+// manifest; last says whether to write the manifest, table and summary.
+func checkSuite(t *testing.T, level gort.OptimizationLevel, last bool) {
 	dirs, err := filepath.Glob(filepath.Join(suiteDir, "test_*"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no cases under %s (%v)", suiteDir, err)
@@ -41,7 +63,7 @@ func TestNodeSuite(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = RunCase(dirs[i])
+				results[i] = RunCaseWith(dirs[i], level)
 			}
 		}()
 	}
@@ -59,7 +81,7 @@ func TestNodeSuite(t *testing.T) {
 			got[filepath.Base(d)] = "fail: " + results[i]
 		}
 	}
-	if os.Getenv("GORT_UPDATE_MANIFEST") != "" {
+	if os.Getenv("GORT_UPDATE_MANIFEST") != "" && last {
 		if err := WriteManifest(manifestPath, got, manifestHeader); err != nil {
 			t.Fatal(err)
 		}
@@ -97,12 +119,12 @@ func TestNodeSuite(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
-	if path := os.Getenv("GORT_CONFORMANCE_TABLE"); path != "" {
+	if path := os.Getenv("GORT_CONFORMANCE_TABLE"); path != "" && last {
 		if err := writeTable(path, got); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if testing.Verbose() || os.Getenv("GORT_CONFORMANCE_TABLE") != "" {
+	if last && (testing.Verbose() || os.Getenv("GORT_CONFORMANCE_TABLE") != "") {
 		fmt.Printf("conformance: %d passed, %d failed\n", passed, failed)
 	}
 }

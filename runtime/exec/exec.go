@@ -1,6 +1,8 @@
-// Package exec runs a loaded graph: nodes in the loader's topological order,
-// each value dropped after its last reader, subgraphs (If/Loop/Scan bodies)
-// run with the values of their enclosing scopes visible.
+// Package exec runs a compiled plan: steps in order over a slice of value
+// slots, each value dropped after its last reader (its float32 buffer goes
+// back to the session's pool when no other live value shares it), subgraphs
+// (If/Loop/Scan bodies) run as their own plans with the enclosing scope's
+// values visible.
 package exec
 
 import (
@@ -12,6 +14,7 @@ import (
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -24,39 +27,65 @@ type Options struct {
 	// Trace, when set, receives every node's outputs as they are produced
 	// (used to compare backends node by node).
 	Trace func(n *graph.Node, outputs []tensor.Value)
+	// Pool, when set, recycles float32 buffers between values whose
+	// lifetimes do not overlap, within and across runs.
+	Pool *Pool
 }
 
-// scope is the set of live values of one graph invocation.
-type scope struct {
-	vals   map[string]tensor.Value
-	consts map[string]*tensor.Tensor // the graph's initializers (read-only)
-	parent *scope
+// frame is the set of live values of one plan invocation.
+type frame struct {
+	p      *plan.Plan
+	vals   []tensor.Value
+	parent *frame
 }
 
-func (s *scope) get(name string) (tensor.Value, bool) {
-	for c := s; c != nil; c = c.parent {
-		if v, ok := c.vals[name]; ok {
-			return v, true
-		}
-		if t, ok := c.consts[name]; ok {
-			return t, true
-		}
-	}
-	return nil, false
-}
-
-// Run executes g. inputs holds the graph inputs by name (for the main graph,
-// feeds merged with initializers by the caller); only the values in wanted
-// are returned, and only the nodes needed for them run.
-func Run(ctx context.Context, g *graph.Graph, inputs map[string]tensor.Value, wanted []string, opts Options) (map[string]tensor.Value, error) {
+// Run executes p. inputs holds the graph inputs by name (feeds, which may
+// override overridable initializers); only the values in wanted are
+// returned, and only the steps needed for them run.
+func Run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, wanted []string, opts Options) (map[string]tensor.Value, error) {
 	r := &runner{ctx: ctx, opts: opts}
-	return r.run(g, inputs, nil, wanted)
+	// A trace may keep the values it sees, so tracing runs recycle nothing.
+	if opts.Pool != nil && opts.Trace == nil {
+		r.buffers = newTracker(opts.Pool)
+		defer r.buffers.done()
+	}
+	slots := make([]int, len(wanted))
+	for i, w := range wanted {
+		s, ok := p.SlotOf[w]
+		if !ok {
+			return nil, errs.New(errs.Internal, "value is not in the plan").WithTensor(w)
+		}
+		slots[i] = s
+	}
+	vals := make([]tensor.Value, p.Slots)
+	copy(vals, p.Consts)
+	for name, v := range inputs {
+		s, ok := p.SlotOf[name]
+		if !ok {
+			continue // an input no step reads
+		}
+		vals[s] = v
+	}
+	f, err := r.run(p, vals, nil, slots)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]tensor.Value, len(wanted))
+	for i, w := range wanted {
+		v := f.vals[slots[i]]
+		if v == nil {
+			return nil, errs.New(errs.Internal, "value was not computed").WithTensor(w)
+		}
+		out[w] = v
+	}
+	return out, nil
 }
 
 type runner struct {
-	ctx   context.Context
-	opts  Options
-	steps int // nodes run and checkpoints passed, for yieldNow
+	ctx     context.Context
+	opts    Options
+	steps   int      // nodes run and checkpoints passed, for yield
+	buffers *tracker // nil without a pool
 }
 
 // yield gives other goroutines and the host a turn. On GOOS=js there is no
@@ -73,88 +102,94 @@ func (r *runner) yield() {
 	}
 }
 
-func (r *runner) run(g *graph.Graph, inputs map[string]tensor.Value, parent *scope, wanted []string) (map[string]tensor.Value, error) {
-	// Initializers are looked up in the graph, not copied into the scope: a
-	// Loop body's scope is rebuilt on every iteration. Feeds and computed
-	// values (in vals) take precedence over them.
-	s := &scope{vals: make(map[string]tensor.Value, len(inputs)), consts: g.Initializers, parent: parent}
-	for k, v := range inputs {
-		s.vals[k] = v
+func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []int) (*frame, error) {
+	f := &frame{p: p, vals: vals, parent: parent}
+	if parent != nil {
+		for _, s := range p.FreeVars {
+			v, ok := parent.lookup(p.Names[s])
+			if !ok {
+				return nil, errs.New(errs.Internal, "subgraph %q reads %q, which its enclosing scope does not have", p.Name, p.Names[s])
+			}
+			f.vals[s] = v
+		}
 	}
-	needed := g.NeededForOutputs()
-	if !allOutputs(g, wanted) {
-		needed = g.Needed(wanted)
+	needed := p.NeededForOutputs()
+	if !sameSlots(p.Outputs, wanted) {
+		needed = p.Needed(wanted)
 	}
-	for i, n := range g.Nodes {
+	for i, st := range p.Steps {
 		if !needed[i] {
 			continue
 		}
 		if r.ctx != nil && r.ctx.Err() != nil {
-			return nil, errs.New(errs.Aborted, "run aborted before node %s: %v", n.Name, context.Cause(r.ctx))
+			return nil, errs.New(errs.Aborted, "run aborted before node %s: %v", st.Node.Name, context.Cause(r.ctx))
 		}
 		r.yield()
-		outs, err := r.node(n, s)
+		outs, err := r.step(st, f)
 		if err != nil {
 			return nil, err
 		}
-		for j, name := range n.Outputs {
-			if name == "" {
+		for j, s := range st.Out {
+			if s < 0 {
 				continue
 			}
 			if j >= len(outs) {
 				// The model lists more outputs than the op defines.
-				return nil, errs.New(errs.BadModel, "%s-%d has %d outputs; the node lists %d", n.OpType, n.Version, len(outs), len(n.Outputs)).WithNode(n.Name)
+				return nil, errs.New(errs.BadModel, "%s-%d has %d outputs; the node lists %d", st.Node.OpType, st.Node.Version, len(outs), len(st.Out)).WithNode(st.Node.Name)
 			}
 			if outs[j] == nil {
-				return nil, errs.New(errs.Internal, "kernel %s-%d produced no value for output %d (%q)", n.OpType, n.Version, j, name).WithNode(n.Name)
+				return nil, errs.New(errs.Internal, "kernel %s-%d produced no value for output %d (%q)", st.Node.OpType, st.Node.Version, j, p.Names[s]).WithNode(st.Node.Name)
 			}
-			s.vals[name] = outs[j]
+			f.vals[s] = outs[j]
+			r.buffers.hold(outs[j])
 		}
 		if r.opts.Trace != nil {
-			r.opts.Trace(n, outs)
+			r.opts.Trace(st.Node, outs)
 		}
-		for _, name := range n.FreeAfter {
-			delete(s.vals, name)
+		for _, s := range st.Free {
+			r.buffers.release(f.vals[s])
+			f.vals[s] = nil
 		}
 	}
-	out := make(map[string]tensor.Value, len(wanted))
-	for _, w := range wanted {
-		v, ok := s.get(w)
-		if !ok {
-			return nil, errs.New(errs.Internal, "value was not computed").WithTensor(w)
-		}
-		out[w] = v
-	}
-	return out, nil
+	return f, nil
 }
 
-// allOutputs reports whether wanted is exactly the graph's outputs in order
-// (every subgraph call, and a Run without output selection).
-func allOutputs(g *graph.Graph, wanted []string) bool {
-	if len(wanted) != len(g.Outputs) {
+// lookup finds a value by name in this frame (its own slots include the
+// free variables it received from its parent).
+func (f *frame) lookup(name string) (tensor.Value, bool) {
+	s, ok := f.p.SlotOf[name]
+	if !ok || f.vals[s] == nil {
+		return nil, false
+	}
+	return f.vals[s], true
+}
+
+func sameSlots(a, b []int) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for i, w := range wanted {
-		if g.Outputs[i].Name != w {
+	for i := range a {
+		if a[i] != b[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// node runs one node, converting panics to errors that name the node.
-func (r *runner) node(n *graph.Node, s *scope) (outs []tensor.Value, err error) {
-	if n.Kernel == nil {
-		return nil, n.Problem
+// step runs one step, converting panics to errors that name the node.
+func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) {
+	n := st.Node
+	if st.Kernel == nil {
+		return nil, st.Problem
 	}
-	ins := make([]tensor.Value, len(n.Inputs))
-	for i, name := range n.Inputs {
-		if name == "" {
+	ins := make([]tensor.Value, len(st.In))
+	for i, s := range st.In {
+		if s < 0 {
 			continue
 		}
-		v, ok := s.get(name)
-		if !ok {
-			return nil, errs.New(errs.Internal, "input %q is not available", name).WithNode(n.Name)
+		v := f.vals[s]
+		if v == nil {
+			return nil, errs.New(errs.Internal, "input %q is not available", n.Inputs[i]).WithNode(n.Name)
 		}
 		ins[i] = v
 	}
@@ -163,8 +198,11 @@ func (r *runner) node(n *graph.Node, s *scope) (outs []tensor.Value, err error) 
 		MaxBytes:  r.opts.MaxTensorBytes,
 		YieldFunc: r.yield,
 		RunSubgraphFunc: func(sg op.Subgraph, args []tensor.Value) ([]tensor.Value, error) {
-			return r.subgraph(sg.(*graph.Graph), args, s)
+			return r.subgraph(sg.(*plan.Plan), args, f)
 		},
+	}
+	if r.buffers != nil {
+		ctx.AllocFloat32 = r.buffers.alloc
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -180,9 +218,12 @@ func (r *runner) node(n *graph.Node, s *scope) (outs []tensor.Value, err error) 
 			err = errs.New(errs.Internal, "%s-%d panicked: %v\n%s", n.OpType, n.Version, p, debug.Stack()).WithNode(n.Name)
 		}
 	}()
-	switch k := n.Kernel.(type) {
+	switch k := st.Kernel.(type) {
 	case op.ValueKernel:
 		outs, err = k.RunValues(ctx, ins)
+		for _, v := range outs {
+			r.buffers.pin(v)
+		}
 	case op.Kernel:
 		tins := make([]*tensor.Tensor, len(ins))
 		for i, v := range ins {
@@ -234,26 +275,30 @@ func isMemoryError(e rt.Error) bool {
 	return strings.Contains(e.Error(), "makeslice: len out of range") || strings.Contains(e.Error(), "makeslice: cap out of range")
 }
 
-// subgraph runs a graph attribute with positional inputs, in a scope whose
-// parent is the calling node's scope.
-func (r *runner) subgraph(g *graph.Graph, args []tensor.Value, parent *scope) ([]tensor.Value, error) {
-	if len(args) != len(g.Inputs) {
-		return nil, errs.New(errs.BadModel, "subgraph %q declares %d inputs; the op passes %d", g.Name, len(g.Inputs), len(args))
+// subgraph runs a graph attribute with positional inputs, in a frame whose
+// parent is the calling node's frame. Its outputs escape to the calling
+// kernel, so their buffers are never recycled.
+func (r *runner) subgraph(p *plan.Plan, args []tensor.Value, parent *frame) ([]tensor.Value, error) {
+	if len(args) != len(p.Inputs) {
+		return nil, errs.New(errs.BadModel, "subgraph %q declares %d inputs; the op passes %d", p.Name, len(p.Inputs), len(args))
 	}
-	ins := make(map[string]tensor.Value, len(args))
+	vals := make([]tensor.Value, p.Slots)
+	copy(vals, p.Consts)
 	for i, a := range args {
 		if a != nil {
-			ins[g.Inputs[i].Name] = a
+			vals[p.Inputs[i]] = a
+			// The calling kernel still owns its arguments.
+			r.buffers.pin(a)
 		}
 	}
-	names := g.OutputNames()
-	res, err := r.run(g, ins, parent, names)
+	f, err := r.run(p, vals, parent, p.Outputs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]tensor.Value, len(names))
-	for i, nm := range names {
-		out[i] = res[nm]
+	out := make([]tensor.Value, len(p.Outputs))
+	for i, s := range p.Outputs {
+		out[i] = f.vals[s]
+		r.buffers.pin(out[i])
 	}
 	return out, nil
 }

@@ -83,20 +83,20 @@ func TestExternalDataInAttribute(t *testing.T) {
 		m.Output("c", tensor.Int32, 2)
 		return m
 	}
-	_, err := graph.Load(build().Bytes(), graph.Options{Registry: tm.Registry(nil)})
+	_, err := loadAndPlan(build().Bytes(), graph.Options{Registry: tm.Registry(nil)})
 	wantErr(t, err, errs.ExternalData, "const", "cval", `"c.bin"`)
 
 	g, err := graph.Load(build().Bytes(), graph.Options{Registry: tm.Registry(nil), ExternalData: map[string][]byte{"c.bin": file}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Graph.Nodes[0].Kernel == nil {
+	if g.Graph.Nodes[0].Builder == nil {
 		t.Fatal(g.Graph.Nodes[0].Problem)
 	}
 	if a := g.Graph.Nodes[0].Attrs["value"].GetT(); a.GetDataLocation() == pb.TensorProto_EXTERNAL || len(a.GetRawData()) != 8 {
 		t.Errorf("attribute not resolved: %v", a)
 	}
 
-	_, err = graph.Load(build().Bytes(), graph.Options{Registry: tm.Registry(nil), ExternalData: map[string][]byte{"c.bin": file[:4]}})
+	_, err = loadAndPlan(build().Bytes(), graph.Options{Registry: tm.Registry(nil), ExternalData: map[string][]byte{"c.bin": file[:4]}})
 	wantErr(t, err, errs.ExternalData, "const", "cval", "outside")
 }

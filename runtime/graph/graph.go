@@ -1,7 +1,7 @@
-// Package graph turns model bytes into an immutable, validated, executable
-// graph: values are resolved to producers, nodes are ordered topologically,
-// each node has its kernel built (attributes parsed once), and every value
-// knows after which node it is no longer needed.
+// Package graph turns model bytes into an immutable, validated graph: values
+// are resolved to producers, nodes are ordered topologically, model-local
+// functions are inlined and each node knows the builder of its kernel. The
+// plan stage (package plan) compiles a graph into something executable.
 package graph
 
 import (
@@ -14,15 +14,14 @@ import (
 // Node is one executable node.
 type Node struct {
 	op.Node
-	// Kernel is an op.Kernel or op.ValueKernel; nil when the op is unsupported.
-	Kernel any
-	// Problem explains why Kernel is nil (an *errs.Error with code UnsupportedOp or BadModel).
+	// Builder makes the node's kernel (the plan stage calls it, once the
+	// node's constant inputs and fusions are known); nil when the op is unsupported.
+	Builder op.Builder
+	// Problem explains why Builder is nil (an *errs.Error with code UnsupportedOp or BadModel).
 	Problem error
 	// Reads lists every value the node needs: its inputs plus the values its
 	// subgraphs take from enclosing scopes.
 	Reads []string
-	// FreeAfter lists values of this graph whose last reader is this node.
-	FreeAfter []string
 }
 
 // Graph is a validated graph (the main graph or a subgraph).

@@ -258,7 +258,6 @@ func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer *scopeNam
 	}
 	g.Nodes = order
 	g.FreeVars = freeVars(g, defined)
-	planFrees(g)
 	return g, nil
 }
 
@@ -434,35 +433,8 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer *
 				p.GetOpType(), res.Version, i, req, len(n.Inputs), n.Inputs).WithNode(name)
 		}
 	}
-	k, err := buildKernel(res.Builder, &n.Node)
-	if err != nil {
-		return nil, errs.AtNode(err, name)
-	}
-	n.Kernel = k
+	n.Builder = res.Builder
 	return n, nil
-}
-
-// buildKernel calls a builder, turning a panic into an error so that a
-// malformed attribute can never crash loading.
-func buildKernel(b op.Builder, n *op.Node) (k any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(*errs.Error); ok {
-				err = e
-				return
-			}
-			err = errs.New(errs.BadModel, "building %s failed: %v", n.OpType, r)
-		}
-	}()
-	k, err = b(n)
-	if err == nil {
-		switch k.(type) {
-		case op.Kernel, op.ValueKernel:
-		default:
-			err = errs.New(errs.Internal, "builder for %s returned %T", n.OpType, k)
-		}
-	}
-	return k, err
 }
 
 // topoSort orders nodes so that every node follows the producers of what it
@@ -543,41 +515,6 @@ func freeVars(g *Graph, defined map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// planFrees records, on each node, the local values whose last reader it is.
-// Graph outputs and constant initializers are never freed; values nobody
-// reads are freed right after their producer.
-func planFrees(g *Graph) {
-	keep := map[string]bool{}
-	for _, o := range g.Outputs {
-		keep[o.Name] = true
-	}
-	local := map[string]bool{}
-	for _, in := range g.Inputs {
-		local[in.Name] = true // fed inputs, including overridable initializers
-	}
-	last := map[string]int{}
-	for i, n := range g.Nodes {
-		for _, o := range n.Outputs {
-			if o != "" {
-				local[o] = true
-				last[o] = i
-			}
-		}
-		for _, r := range n.Reads {
-			last[r] = i
-		}
-	}
-	for name, i := range last {
-		if keep[name] || !local[name] {
-			continue
-		}
-		g.Nodes[i].FreeAfter = append(g.Nodes[i].FreeAfter, name)
-	}
-	for _, n := range g.Nodes {
-		sort.Strings(n.FreeAfter)
-	}
 }
 
 // intHeap is a min-heap of ints for container/heap.

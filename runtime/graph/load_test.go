@@ -11,13 +11,27 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func load(t *testing.T, m *tm.Model) (*graph.Model, error) {
 	t.Helper()
-	return graph.Load(m.Bytes(), graph.Options{Registry: tm.Registry(nil)})
+	return loadAndPlan(m.Bytes(), graph.Options{Registry: tm.Registry(nil)})
+}
+
+// loadAndPlan loads a model and compiles its plan, as a session does:
+// attribute errors surface when the plan builds the kernels.
+func loadAndPlan(data []byte, o graph.Options) (*graph.Model, error) {
+	m, err := graph.Load(data, o)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := plan.Compile(m, nil, plan.Options{Level: plan.Disabled}); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // wantErr checks that err is an *errs.Error with the code, naming node
@@ -155,32 +169,6 @@ func TestGraphStructureErrors(t *testing.T) {
 	}
 }
 
-// TestFreePlan checks that every local value is freed right after its last
-// reader, that graph outputs and constant initializers are never freed, and
-// that a value nobody reads is freed after its producer.
-func TestFreePlan(t *testing.T) {
-	m := tm.New(13)
-	m.Input("x", tensor.Float, 2)
-	m.Init("k", tensor.Of([]int{2}, []float32{1, 1}))
-	named(m.Graph, "A", "Identity", []string{"x"}, []string{"a"})
-	named(m.Graph, "D", "Identity", []string{"x"}, []string{"dead"})
-	named(m.Graph, "B", "Add", []string{"a", "k"}, []string{"b"})
-	named(m.Graph, "C", "Add", []string{"b", "x"}, []string{"y"})
-	named(m.Graph, "E", "Identity", []string{"y"}, []string{"y2"})
-	m.Output("y", tensor.Float, 2)
-	m.Output("y2", tensor.Float, 2)
-	g, err := load(t, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]string{"A": nil, "D": {"dead"}, "B": {"a"}, "C": {"b", "x"}, "E": nil}
-	for _, n := range g.Graph.Nodes {
-		if !reflect.DeepEqual(n.FreeAfter, want[n.Name]) {
-			t.Errorf("node %s frees %v, want %v", n.Name, n.FreeAfter, want[n.Name])
-		}
-	}
-}
-
 func TestVersionResolution(t *testing.T) {
 	cases := []struct {
 		opset   int
@@ -218,7 +206,7 @@ func TestVersionResolution(t *testing.T) {
 			}
 			continue
 		}
-		if n.Kernel != nil || n.Problem == nil {
+		if n.Builder != nil || n.Problem == nil {
 			t.Errorf("%s at opset %d: resolved to version %d, want unsupported", c.opType, c.opset, n.Version)
 			continue
 		}
@@ -438,10 +426,6 @@ func TestSubgraphOuterScope(t *testing.T) {
 	sub := wrap.Graphs["body"][0].(*graph.Graph)
 	if !reflect.DeepEqual(sub.FreeVars, []string{"a"}) {
 		t.Errorf("body free vars %v", sub.FreeVars)
-	}
-	// a's last reader is wrap (through its body).
-	if !reflect.DeepEqual(wrap.FreeAfter, []string{"a", "x"}) {
-		t.Errorf("wrap frees %v", wrap.FreeAfter)
 	}
 
 	// A body reading a name nobody defines is dangling.

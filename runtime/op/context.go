@@ -20,6 +20,9 @@ type Context struct {
 	// YieldFunc, when set, gives the host a turn (the WebAssembly build lets
 	// the JS event loop run; it rate-limits itself). Set by the executor.
 	YieldFunc func()
+	// AllocFloat32, when set, returns a zeroed []float32 of length n for
+	// New, typically a recycled buffer (set by the executor).
+	AllocFloat32 func(n int) []float32
 }
 
 // Checkpoint is called by long kernels between chunks of work: it lets the
@@ -65,8 +68,12 @@ func (c *Context) CheckShape(dt tensor.DType, shape []int) (int, error) {
 // panics with a TooLarge *errs.Error, which the executor turns into an error
 // naming the node; kernels therefore need no error plumbing for allocation.
 func (c *Context) New(dt tensor.DType, shape ...int) *tensor.Tensor {
-	if _, err := c.CheckShape(dt, shape); err != nil {
+	n, err := c.CheckShape(dt, shape)
+	if err != nil {
 		panic(err)
+	}
+	if c.AllocFloat32 != nil && n > 0 && tensor.StoredAsF32(dt) {
+		return tensor.WrapF32(dt, shape, c.AllocFloat32(n))
 	}
 	return tensor.New(dt, shape...)
 }

@@ -41,3 +41,10 @@ func (n *Node) ConstInput(i int) *tensor.Tensor {
 	}
 	return n.Consts[i]
 }
+
+// FusingKernel is implemented by kernels that apply Node.Fused. The plan
+// stage fuses only into kernels that report true, so a builder that does not
+// know about fusion can never silently drop an activation.
+type FusingKernel interface {
+	AppliesFusion() bool
+}

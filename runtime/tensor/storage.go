@@ -279,3 +279,17 @@ func SetFrom(dst *Tensor, i int, src *Tensor, j int) {
 		d[i] = src.data.([]complex128)[j]
 	}
 }
+
+// StoredAsF32 reports whether dt's elements are stored as []float32
+// (Float, Float16 and BFloat16, the latter two at their own precision).
+func StoredAsF32(dt DType) bool { return dt == Float || dt == Float16 || dt == BFloat16 }
+
+// WrapF32 wraps data (not copied) as a tensor of a dtype stored as
+// []float32; len(data) must be the shape's size. It is the allocation-free
+// constructor for buffers recycled by the executor.
+func WrapF32(dt DType, shape []int, data []float32) *Tensor {
+	if !StoredAsF32(dt) || len(data) != MustSize(shape) {
+		panic(fmt.Sprintf("tensor: WrapF32(%s, %v) with %d elements", dt, shape, len(data)))
+	}
+	return &Tensor{dtype: dt, shape: append([]int(nil), shape...), data: data}
+}

@@ -141,6 +141,11 @@ func Int(name string, v int64) *pb.AttributeProto {
 	return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_INT, I: v}
 }
 
+// Ints is an INTS attribute.
+func Ints(name string, v ...int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_INTS, Ints: v}
+}
+
 // Float is a FLOAT attribute.
 func Float(name string, v float32) *pb.AttributeProto {
 	return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_FLOAT, F: v}

@@ -1,0 +1,173 @@
+package exec
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Pool keeps float32 buffers of dead values for later values of a similar
+// size, so that a steady-state run allocates (almost) nothing and a run's
+// peak memory is its largest set of simultaneously live values rather than
+// everything it ever produced. A session owns one; runs may share it
+// concurrently. Buffers that reach the caller (outputs) never come back.
+type Pool struct {
+	mu   sync.Mutex
+	free map[int][][]float32 // by size class
+	// held is the number of float32 elements parked in free.
+	held int
+}
+
+// NewPool returns an empty pool.
+func NewPool() *Pool { return &Pool{free: map[int][][]float32{}} }
+
+// sizeClass rounds n up to 8 steps per power of two, so that values of
+// nearly the same size share buffers while at most 1/8 is wasted.
+func sizeClass(n int) int {
+	if n <= 64 {
+		return 64
+	}
+	shift := bits.Len(uint(n)) - 4
+	return ((n + (1 << shift) - 1) >> shift) << shift
+}
+
+func (p *Pool) get(n int) []float32 {
+	c := sizeClass(n)
+	p.mu.Lock()
+	list := p.free[c]
+	if k := len(list); k > 0 {
+		b := list[k-1]
+		p.free[c] = list[:k-1]
+		p.held -= cap(b)
+		p.mu.Unlock()
+		b = b[:n]
+		clear(b)
+		return b
+	}
+	p.mu.Unlock()
+	return make([]float32, n, c)
+}
+
+func (p *Pool) put(b []float32) {
+	c := cap(b)
+	p.mu.Lock()
+	p.free[c] = append(p.free[c], b[:0])
+	p.held += c
+	p.mu.Unlock()
+}
+
+// Held returns the bytes of parked buffers (for tests and reports).
+func (p *Pool) Held() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(p.held) * 4
+}
+
+// tracker follows, for one run, which live values use each buffer it took
+// from the pool; a buffer goes back when the last of them dies. Values can
+// share a buffer (Reshape, Identity, a kernel returning its input, a view
+// into it), so counts are kept per buffer, found by address.
+type tracker struct {
+	pool *Pool
+	mu   sync.Mutex // kernels may allocate from several goroutines
+	bufs map[uintptr]*buffer
+}
+
+type buffer struct {
+	data   []float32
+	refs   int
+	pinned bool // reached something the run does not track (a sequence, a subgraph's caller)
+}
+
+func newTracker(p *Pool) *tracker { return &tracker{pool: p, bufs: map[uintptr]*buffer{}} }
+
+func (t *tracker) alloc(n int) []float32 {
+	b := t.pool.get(n)
+	if cap(b) == 0 {
+		return b
+	}
+	t.mu.Lock()
+	t.bufs[start(b)] = &buffer{data: b}
+	t.mu.Unlock()
+	return b
+}
+
+func start(b []float32) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b[:1]))) }
+
+// find returns the tracked buffer that holds v's storage, if any.
+func (t *tracker) find(v tensor.Value) *buffer {
+	tt, ok := v.(*tensor.Tensor)
+	if !ok || tt == nil {
+		return nil
+	}
+	d, ok := tt.Data().([]float32)
+	if !ok || cap(d) == 0 {
+		return nil
+	}
+	p := start(d)
+	if b := t.bufs[p]; b != nil {
+		return b
+	}
+	for _, b := range t.bufs { // a view into a buffer
+		s := start(b.data)
+		if p >= s && p < s+uintptr(cap(b.data))*4 {
+			return b
+		}
+	}
+	return nil
+}
+
+// hold records one more live value using v's buffer.
+func (t *tracker) hold(v tensor.Value) {
+	if t == nil {
+		return
+	}
+	if b := t.find(v); b != nil {
+		b.refs++
+	}
+}
+
+// release records that a value using v's buffer died.
+func (t *tracker) release(v tensor.Value) {
+	if t == nil {
+		return
+	}
+	b := t.find(v)
+	if b == nil {
+		return
+	}
+	b.refs--
+	if b.refs <= 0 && !b.pinned {
+		delete(t.bufs, start(b.data))
+		t.pool.put(b.data)
+	}
+}
+
+// pin keeps every buffer reachable from v out of the pool for good.
+func (t *tracker) pin(v tensor.Value) {
+	if t == nil || v == nil {
+		return
+	}
+	switch x := v.(type) {
+	case *tensor.Tensor:
+		if b := t.find(x); b != nil {
+			b.pinned = true
+		}
+	case *tensor.Sequence:
+		if x != nil {
+			for _, e := range x.Items {
+				t.pin(e)
+			}
+		}
+	case *tensor.Optional:
+		if x != nil && x.Value != nil {
+			t.pin(x.Value)
+		}
+	}
+}
+
+// done forgets the run's bookkeeping; buffers still tracked are the
+// outputs' and pinned ones, which stay with their holders.
+func (t *tracker) done() { t.bufs = nil }

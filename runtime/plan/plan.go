@@ -1,0 +1,422 @@
+// Package plan compiles a validated graph into what the executor runs: graph
+// rewrites (constant folding, dead and no-op node removal, BatchNormalization
+// folding, activation fusion), kernels built once with their constant inputs
+// known (so weights are packed at session creation), values as integer
+// slots, a device per node (the CPU today) and value lifetimes.
+//
+// The graph stays the model as written; a Plan is derived from it and may
+// differ in nodes (folded, fused) but never in results beyond the tolerance
+// stated for each rewrite (see rewrite.go).
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Level selects the rewrites (onnxruntime's graphOptimizationLevel).
+type Level int
+
+const (
+	// Disabled runs the graph as written.
+	Disabled Level = iota
+	// Basic folds constants and removes dead and no-op nodes.
+	Basic
+	// Extended adds BatchNormalization folding and activation fusion.
+	Extended
+	// All is every rewrite gort has.
+	All
+)
+
+func (l Level) String() string {
+	switch l {
+	case Disabled:
+		return "disabled"
+	case Basic:
+		return "basic"
+	case Extended:
+		return "extended"
+	}
+	return "all"
+}
+
+// Options control compilation.
+type Options struct {
+	Level Level
+	// MaxTensorBytes is the session's memory budget per tensor (also the
+	// budget of constant folding per tensor).
+	MaxTensorBytes int64
+	// FoldBytes bounds the bytes that constant folding may add to the
+	// session in total; 0 means DefaultFoldBytes.
+	FoldBytes int64
+}
+
+// DefaultFoldBytes is the default bound on folded constants: enough for the
+// weights that classic exported models build with ConstantOfShape (VGG-19's
+// are 548 MB), small enough that a hostile Expand cannot pin gigabytes.
+const DefaultFoldBytes = 1 << 30
+
+// Device names where a step runs.
+type Device string
+
+// CPU is the only device today; the WebGPU backend will add its own.
+const CPU Device = "cpu"
+
+// Step is one node of the plan.
+type Step struct {
+	// Node is the node as compiled: the model's node, or one made by a
+	// rewrite (Node.Fused lists what it absorbed).
+	Node *graph.Node
+	// Kernel is an op.Kernel or op.ValueKernel; nil when Problem is set.
+	Kernel  any
+	Problem error
+	Device  Device
+	// In and Out are value slots; -1 marks an omitted input or output.
+	In, Out []int
+	// Reads are the slots the step needs, its inputs plus what its
+	// subgraphs read from this scope.
+	Reads []int
+	// Free lists slots whose last reader is this step.
+	Free []int
+	// Subplans are the compiled graph attributes of the node.
+	Subplans []*Plan
+}
+
+// Plan is a compiled graph (the main graph or a subgraph). It is immutable
+// and safe for concurrent runs.
+type Plan struct {
+	Name string
+	// Slots is the number of value slots a run of this plan needs.
+	Slots int
+	// SlotOf maps every value name of this scope to its slot.
+	SlotOf map[string]int
+	// Names is the value name of each slot.
+	Names []string
+	// Consts holds, per slot, its constant value (initializers and folded
+	// values); a run starts from a copy.
+	Consts []tensor.Value
+	// Inputs are the graph inputs' slots (feeds, and for subgraphs the
+	// positional arguments), Outputs the graph outputs' slots.
+	Inputs, Outputs []int
+	InNames, OutNames []string
+	// FreeVars are slots filled, at each call of a subgraph, from the
+	// enclosing scope's value of the same name.
+	FreeVars []int
+	Steps    []*Step
+	// Report says what the rewrites did.
+	Report Report
+
+	graph      *graph.Graph
+	neededAll []bool
+	// folded holds every constant of the plan and its subgraphs
+	// (initializers and folded values).
+	folded map[*tensor.Tensor]bool
+}
+
+// Report records what compilation changed, for the capability report.
+type Report struct {
+	Level   Level
+	Folded  []string // nodes replaced by constants
+	Removed []string // dead or no-op nodes
+	Fused   []string // "Conv+Relu" style descriptions, one per fused node
+	// FoldedBytes is what folded constants add to the session.
+	FoldedBytes int64
+}
+
+// IsConst reports whether t is one of the plan's constants (initializers
+// or folded values, in this plan or its subgraphs): the session must copy,
+// not hand out, such values.
+func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.folded[t] }
+
+// Compile builds the plan of a loaded model's main graph. overridable names
+// the initializers a feed may replace: they are not constants.
+func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
+	c := &compiler{opts: o, budget: o.FoldBytes}
+	if c.budget <= 0 {
+		c.budget = DefaultFoldBytes
+	}
+	return c.compile(m.Graph, overridable)
+}
+
+type compiler struct {
+	opts   Options
+	budget int64
+}
+
+func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
+	w := newWorkGraph(g, overridable)
+	rep := Report{Level: c.opts.Level}
+	if c.opts.Level >= Basic {
+		c.removeDead(w, &rep)
+		c.fold(w, &rep)
+		c.removeNoOps(w, &rep)
+		c.removeDead(w, &rep)
+	}
+	if c.opts.Level >= Extended {
+		c.foldBatchNorm(w, &rep)
+		c.fuseActivations(w, &rep)
+		c.removeDead(w, &rep)
+	}
+	p, err := c.build(w)
+	if err != nil {
+		return nil, err
+	}
+	p.Report = rep
+	return p, nil
+}
+
+// build assigns slots, builds kernels and computes lifetimes.
+func (c *compiler) build(w *workGraph) (*Plan, error) {
+	g := w.g
+	p := &Plan{Name: g.Name, SlotOf: map[string]int{}, graph: g, folded: w.foldedSet}
+	slot := func(name string) int {
+		if s, ok := p.SlotOf[name]; ok {
+			return s
+		}
+		s := len(p.Names)
+		p.SlotOf[name] = s
+		p.Names = append(p.Names, name)
+		return s
+	}
+	for _, in := range g.Inputs {
+		p.Inputs = append(p.Inputs, slot(in.Name))
+		p.InNames = append(p.InNames, in.Name)
+	}
+	for _, fv := range g.FreeVars {
+		p.FreeVars = append(p.FreeVars, slot(fv))
+	}
+	consts := map[int]tensor.Value{}
+	for name, t := range w.consts {
+		consts[slot(name)] = t
+	}
+	// Overridable initializers are not constants but are still the value
+	// used when no feed is given.
+	for name, t := range g.Initializers {
+		if _, ok := w.consts[name]; !ok {
+			consts[slot(name)] = t
+		}
+	}
+	for _, n := range w.nodes {
+		for _, o := range n.Outputs {
+			if o != "" {
+				slot(o)
+			}
+		}
+	}
+	for _, o := range g.Outputs {
+		p.Outputs = append(p.Outputs, slot(o.Name))
+		p.OutNames = append(p.OutNames, o.Name)
+	}
+	for _, n := range w.nodes {
+		st := &Step{Node: n, Device: CPU}
+		for _, in := range n.Inputs {
+			if in == "" {
+				st.In = append(st.In, -1)
+			} else {
+				st.In = append(st.In, slot(in))
+			}
+		}
+		for _, o := range n.Outputs {
+			if o == "" {
+				st.Out = append(st.Out, -1)
+			} else {
+				st.Out = append(st.Out, slot(o))
+			}
+		}
+		for _, r := range n.Reads {
+			st.Reads = append(st.Reads, slot(r))
+		}
+		if err := c.buildStep(st, w); err != nil {
+			return nil, err
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	p.Slots = len(p.Names)
+	p.Consts = make([]tensor.Value, p.Slots)
+	for s, v := range consts {
+		p.Consts[s] = v
+	}
+	for _, t := range g.Initializers {
+		p.folded[t] = true
+	}
+	p.planFrees()
+	p.neededAll = p.Needed(p.Outputs)
+	for _, st := range p.Steps {
+		for _, sp := range st.Subplans {
+			for t := range sp.folded {
+				p.folded[t] = true
+			}
+		}
+	}
+	return p, nil
+}
+
+// buildStep compiles the node's subgraphs and builds its kernel.
+func (c *compiler) buildStep(st *Step, w *workGraph) error {
+	n := st.Node
+	if n.Builder == nil {
+		st.Problem = n.Problem
+		if st.Problem == nil {
+			st.Problem = errs.New(errs.UnsupportedOp, "%s has no implementation", n.OpType).WithNode(n.Name)
+		}
+		return nil
+	}
+	// The builder sees compiled subgraphs, so that control-flow kernels
+	// hand plans to the executor.
+	node := *n
+	if len(n.Graphs) > 0 {
+		node.Graphs = make(map[string][]op.Subgraph, len(n.Graphs))
+		for name, subs := range n.Graphs {
+			for _, s := range subs {
+				sp, err := c.compile(s.(*graph.Graph), nil)
+				if err != nil {
+					return errs.AtNode(err, n.Name)
+				}
+				node.Graphs[name] = append(node.Graphs[name], sp)
+				st.Subplans = append(st.Subplans, sp)
+			}
+		}
+	}
+	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
+	for i, in := range n.Inputs {
+		node.Consts[i] = w.constTensor(in)
+	}
+	k, err := BuildKernel(n.Builder, &node.Node)
+	if err != nil {
+		return errs.AtNode(err, n.Name)
+	}
+	st.Node = &node
+	st.Kernel = k
+	return nil
+}
+
+// BuildKernel calls a builder, turning a panic into an error so that a
+// malformed attribute can never crash loading.
+func BuildKernel(b op.Builder, n *op.Node) (k any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*errs.Error); ok {
+				err = e
+				return
+			}
+			err = errs.New(errs.BadModel, "building %s failed: %v", n.OpType, r)
+		}
+	}()
+	k, err = b(n)
+	if err == nil {
+		switch k.(type) {
+		case op.Kernel, op.ValueKernel:
+		default:
+			err = errs.New(errs.Internal, "builder for %s returned %T", n.OpType, k)
+		}
+	}
+	return k, err
+}
+
+// planFrees records, on each step, the slots whose last reader it is.
+// Graph outputs, constants and free variables are never freed; values
+// nobody reads are freed right after their producer.
+func (p *Plan) planFrees() {
+	keep := make([]bool, len(p.Names))
+	for _, o := range p.Outputs {
+		keep[o] = true
+	}
+	for _, f := range p.FreeVars {
+		keep[f] = true
+	}
+	last := make([]int, len(p.Names))
+	for i := range last {
+		last[i] = -1
+	}
+	for i, st := range p.Steps {
+		for _, o := range st.Out {
+			if o >= 0 {
+				last[o] = i
+			}
+		}
+		for _, r := range st.Reads {
+			last[r] = i
+		}
+	}
+	for s, i := range last {
+		if i < 0 || keep[s] || p.Consts[s] != nil {
+			continue
+		}
+		p.Steps[i].Free = append(p.Steps[i].Free, s)
+	}
+	for _, st := range p.Steps {
+		sort.Ints(st.Free)
+	}
+}
+
+// Needed marks the steps that contribute to the wanted slots.
+func (p *Plan) Needed(wanted []int) []bool {
+	need := make([]bool, p.Slots)
+	for _, w := range wanted {
+		need[w] = true
+	}
+	mark := make([]bool, len(p.Steps))
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		st := p.Steps[i]
+		for _, o := range st.Out {
+			if o >= 0 && need[o] {
+				mark[i] = true
+				break
+			}
+		}
+		if mark[i] {
+			for _, r := range st.Reads {
+				need[r] = true
+			}
+		}
+	}
+	return mark
+}
+
+// NeededForOutputs is Needed for all graph outputs (computed at compile time).
+func (p *Plan) NeededForOutputs() []bool { return p.neededAll }
+
+// Unsupported lists the steps (in this plan and its subgraphs) that cannot run.
+func (p *Plan) Unsupported() []*Step {
+	var out []*Step
+	p.Walk(func(st *Step) {
+		if st.Problem != nil {
+			out = append(out, st)
+		}
+	})
+	return out
+}
+
+// Walk visits every step, subgraphs included (depth first, in order).
+func (p *Plan) Walk(f func(*Step)) {
+	for _, st := range p.Steps {
+		f(st)
+		for _, sp := range st.Subplans {
+			sp.Walk(f)
+		}
+	}
+}
+
+// String lists the steps, one per line (for debugging and reports).
+func (p *Plan) String() string {
+	s := ""
+	for _, st := range p.Steps {
+		s += fmt.Sprintf("%s %s %v -> %v\n", st.Device, st.Node.OpType, st.Node.Inputs, st.Node.Outputs)
+	}
+	return s
+}
+
+// InputNames implements op.Subgraph.
+func (p *Plan) InputNames() []string { return p.InNames }
+
+// OutputNames implements op.Subgraph.
+func (p *Plan) OutputNames() []string { return p.OutNames }
+
+// Source returns the graph the plan was compiled from (its declared input
+// and output types, for kernels such as Loop that need them).
+func (p *Plan) Source() *graph.Graph { return p.graph }

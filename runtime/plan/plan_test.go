@@ -1,0 +1,229 @@
+package plan_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	gort "github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
+	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
+	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func named(g *tm.Graph, name, opType string, in, out []string) {
+	g.Node(opType, in, out).Name = name
+}
+
+// TestFreePlan checks that every local value is freed right after its last
+// reader, that graph outputs and constant initializers are never freed, and
+// that a value nobody reads is freed after its producer.
+func TestFreePlan(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2)
+	m.Init("k", tensor.Of([]int{2}, []float32{1, 1}))
+	named(m.Graph, "A", "Identity", []string{"x"}, []string{"a"})
+	named(m.Graph, "D", "Identity", []string{"x"}, []string{"dead"})
+	named(m.Graph, "B", "Add", []string{"a", "k"}, []string{"b"})
+	named(m.Graph, "C", "Add", []string{"b", "x"}, []string{"y"})
+	named(m.Graph, "E", "Identity", []string{"y"}, []string{"y2"})
+	m.Output("y", tensor.Float, 2)
+	m.Output("y2", tensor.Float, 2)
+	g, err := graph.Load(m.Bytes(), graph.Options{Registry: tm.Registry(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"A": nil, "D": {"dead"}, "B": {"a"}, "C": {"b", "x"}, "E": nil}
+	for _, st := range p.Steps {
+		var frees []string
+		for _, s := range st.Free {
+			frees = append(frees, p.Names[s])
+		}
+		slices.Sort(frees)
+		if !reflect.DeepEqual(frees, want[st.Node.Name]) {
+			t.Errorf("node %s frees %v, want %v", st.Node.Name, frees, want[st.Node.Name])
+		}
+	}
+	// With rewrites, the dead node D goes and Identity A is bypassed.
+	p, err = plan.Compile(g, nil, plan.Options{Level: plan.All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range p.Steps {
+		names = append(names, st.Node.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"B", "C", "E"}) {
+		t.Errorf("optimised steps %v, want [B C E]", names)
+	}
+	if !slices.Contains(p.Report.Removed, "D") || !slices.Contains(p.Report.Removed, "A") {
+		t.Errorf("report %+v does not list A and D as removed", p.Report)
+	}
+}
+
+func randTensor(r *rand.Rand, shape ...int) *tensor.Tensor {
+	t := tensor.New(tensor.Float, shape...)
+	for i := range t.F32() {
+		t.F32()[i] = r.Float32()*2 - 1
+	}
+	return t
+}
+
+func run(t *testing.T, data []byte, level gort.OptimizationLevel, feeds map[string]tensor.Value) (map[string]tensor.Value, *gort.Session) {
+	t.Helper()
+	s, err := gort.Load(data, &gort.Options{Optimization: level})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, s
+}
+
+// maxDiff returns the largest |a-b| / (1+|b|) over two float32 tensors.
+func maxDiff(t *testing.T, a, b tensor.Value) float64 {
+	t.Helper()
+	x, y := a.(*tensor.Tensor), b.(*tensor.Tensor)
+	if !slices.Equal(x.Shape(), y.Shape()) {
+		t.Fatalf("shapes %v and %v", x.Shape(), y.Shape())
+	}
+	d := 0.0
+	for i, v := range x.F32() {
+		w := float64(y.F32()[i])
+		d = math.Max(d, math.Abs(float64(v)-w)/(1+math.Abs(w)))
+	}
+	return d
+}
+
+// TestRewrites runs small models with rewrites off and on: each rewrite
+// must have happened (the report says so) and kept the results (exactly,
+// except BatchNormalization folding, which rounds differently).
+func TestRewrites(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	x := randTensor(r, 2, 3, 5, 7)
+	cases := []struct {
+		name   string
+		build  func(m *tm.Model)
+		check  func(t *testing.T, rep plan.Report)
+		maxRel float64
+	}{
+		{"ConstantOfShape weights folded", func(m *tm.Model) {
+			m.Init("wshape", tensor.Of([]int{4}, []int64{4, 3, 3, 3}))
+			m.Node("ConstantOfShape", []string{"wshape"}, []string{"w"}, tm.Tensor("value", tensor.Of([]int{1}, []float32{0.25})))
+			m.Node("Conv", []string{"x", "w"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Folded) != 1 || rep.FoldedBytes != 4*4*3*3*3 {
+				t.Errorf("folded %v (%d bytes), want the ConstantOfShape (432 bytes)", rep.Folded, rep.FoldedBytes)
+			}
+		}, 0},
+		{"shape subgraph of a constant folded", func(m *tm.Model) {
+			m.Init("c", randTensor(r, 3, 5))
+			m.Init("idx", tensor.Of([]int{}, []int64{1}))
+			m.Node("Shape", []string{"c"}, []string{"s"})
+			m.Node("Gather", []string{"s", "idx"}, []string{"d"})
+			m.Init("minus1", tensor.Of([]int{1}, []int64{-1}))
+			m.Node("Unsqueeze", []string{"d", "zero"}, []string{"d1"})
+			m.Init("zero", tensor.Of([]int{1}, []int64{0}))
+			m.Node("Concat", []string{"minus1", "d1"}, []string{"shape"}, tm.Int("axis", 0))
+			m.Node("Reshape", []string{"x", "shape"}, []string{"y0"})
+			m.Node("Relu", []string{"y0"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Folded) != 4 {
+				t.Errorf("folded %v, want Shape, Gather, Unsqueeze, Concat", rep.Folded)
+			}
+		}, 0},
+		{"no-ops bypassed", func(m *tm.Model) {
+			m.Node("Identity", []string{"x"}, []string{"a"})
+			m.Node("Dropout", []string{"a"}, []string{"b"})
+			m.Node("Cast", []string{"b"}, []string{"c"}, tm.Int("to", int64(tensor.Float)))
+			m.Node("Relu", []string{"c"}, []string{"y"})
+			m.Node("Sigmoid", []string{"x"}, []string{"unused"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Removed) != 4 {
+				t.Errorf("removed %v, want Identity, Dropout, Cast and the dead Sigmoid", rep.Removed)
+			}
+		}, 0},
+		{"BatchNormalization folded into Conv", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Init("b", randTensor(r, 4))
+			m.Init("scale", randTensor(r, 4))
+			m.Init("shift", randTensor(r, 4))
+			m.Init("mean", randTensor(r, 4))
+			v := randTensor(r, 4)
+			for i := range v.F32() {
+				v.F32()[i] = v.F32()[i]*v.F32()[i] + 0.1
+			}
+			m.Init("var", v)
+			m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "BatchNormalization") {
+				t.Errorf("fused %v, want the BatchNormalization folded", rep.Fused)
+			}
+		}, 1e-5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := tm.New(13)
+			m.Input("x", tensor.Float, 2, 3, 5, 7)
+			c.build(m)
+			m.Output("y", tensor.Float)
+			feeds := map[string]tensor.Value{"x": x}
+			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
+			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			c.check(t, s.Plan().Report)
+			if d := maxDiff(t, got["y"], want["y"]); d > c.maxRel {
+				t.Errorf("optimised result differs by %g (allowed %g)", d, c.maxRel)
+			}
+		})
+	}
+}
+
+// TestOverriddenInitializerIsNotFolded: an IR-3 style weight listed as an
+// input is folded for runs that do not feed it, and a feed still wins.
+func TestOverriddenInitializerIsNotFolded(t *testing.T) {
+	m := tm.New(13)
+	m.Init("shape", tensor.Of([]int{1}, []int64{3}))
+	m.Input("shape", tensor.Int64, 1)
+	m.Node("ConstantOfShape", []string{"shape"}, []string{"y"}, tm.Tensor("value", tensor.Of([]int{1}, []float32{2})))
+	m.Output("y", tensor.Float)
+	s, err := gort.Load(m.Bytes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Plan().Report.Folded) != 1 {
+		t.Errorf("default plan folded %v, want the ConstantOfShape", s.Plan().Report.Folded)
+	}
+	out, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out["y"].(*tensor.Tensor).Shape(); !slices.Equal(got, []int{3}) {
+		t.Errorf("unfed: shape %v, want [3]", got)
+	}
+	out, err = s.Run(context.Background(), map[string]tensor.Value{"shape": tensor.Of([]int{1}, []int64{5})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out["y"].(*tensor.Tensor).Shape(); !slices.Equal(got, []int{5}) {
+		t.Errorf("fed: shape %v, want [5]", got)
+	}
+	// The folded constant is a weight: the caller gets a copy.
+	out, _ = s.Run(context.Background(), nil)
+	out["y"].(*tensor.Tensor).F32()[0] = 99
+	out, _ = s.Run(context.Background(), nil)
+	if v := out["y"].(*tensor.Tensor).F32()[0]; v != 2 {
+		t.Errorf("a caller's write reached the folded constant: %v", v)
+	}
+}

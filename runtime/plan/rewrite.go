@@ -1,0 +1,415 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// The rewrites. Each keeps results identical to the graph as written
+// (folding, dead and no-op removal, activation fusion: the same float32
+// operations in the same order) except BatchNormalization folding, which
+// changes rounding (weights are rescaled once in float64 instead of the
+// output per element): within the node suite's tolerances.
+
+// removeDead drops nodes whose outputs nothing needs.
+func (c *compiler) removeDead(w *workGraph, rep *Report) {
+	need := map[string]bool{}
+	for o := range w.outputs {
+		need[o] = true
+	}
+	drop := map[*graph.Node]bool{}
+	for i := len(w.nodes) - 1; i >= 0; i-- {
+		n := w.nodes[i]
+		used := false
+		for _, o := range n.Outputs {
+			if o != "" && need[o] {
+				used = true
+			}
+		}
+		if !used {
+			drop[n] = true
+			rep.Removed = append(rep.Removed, n.Name)
+			continue
+		}
+		for _, r := range n.Reads {
+			need[r] = true
+		}
+	}
+	w.remove(drop)
+}
+
+// notFoldable are deterministic-looking ops whose results must not be
+// fixed at load: random generators, and Dropout (removed as a no-op in
+// inference instead).
+var notFoldable = map[string]bool{
+	"RandomNormal": true, "RandomUniform": true, "RandomNormalLike": true, "RandomUniformLike": true,
+	"Bernoulli": true, "Multinomial": true, "Dropout": true,
+}
+
+// fold evaluates nodes whose inputs are all constant, within the fold budget.
+func (c *compiler) fold(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	for _, n := range w.nodes {
+		if n.Builder == nil || n.Domain != "" || notFoldable[n.OpType] || len(n.Graphs) > 0 {
+			continue
+		}
+		ins := make([]*tensor.Tensor, len(n.Inputs))
+		constant := true
+		for i, in := range n.Inputs {
+			if in == "" {
+				continue
+			}
+			if ins[i] = w.consts[in]; ins[i] == nil {
+				constant = false
+				break
+			}
+		}
+		if !constant {
+			continue
+		}
+		outs, ok := c.evaluate(n, ins)
+		if !ok {
+			continue
+		}
+		var bytes int64
+		for _, t := range outs {
+			bytes += int64(t.Len()) * int64(t.DType().ElemBytes())
+		}
+		if rep.FoldedBytes+bytes > c.budget {
+			continue
+		}
+		rep.FoldedBytes += bytes
+		for j, name := range n.Outputs {
+			if name != "" {
+				w.consts[name] = outs[j]
+				w.foldedSet[outs[j]] = true
+			}
+		}
+		drop[n] = true
+		rep.Folded = append(rep.Folded, n.Name)
+	}
+	w.remove(drop)
+}
+
+// evaluate runs one node at compile time; any failure (the error will
+// surface at run time instead) or a non-tensor result means "don't fold".
+func (c *compiler) evaluate(n *graph.Node, ins []*tensor.Tensor) (outs []*tensor.Tensor, ok bool) {
+	defer func() {
+		if recover() != nil {
+			outs, ok = nil, false
+		}
+	}()
+	node := n.Node
+	node.Consts = ins
+	k, err := BuildKernel(n.Builder, &node)
+	if err != nil {
+		return nil, false
+	}
+	kern, isTensorKernel := k.(op.Kernel)
+	if !isTensorKernel {
+		return nil, false
+	}
+	maxBytes := c.opts.MaxTensorBytes
+	outs, err = kern.Run(&op.Context{MaxBytes: maxBytes}, ins)
+	if err != nil || len(outs) < len(n.Outputs) {
+		return nil, false
+	}
+	for j, name := range n.Outputs {
+		if name != "" && outs[j] == nil {
+			return nil, false
+		}
+	}
+	for _, t := range outs {
+		// A pass-through (Identity of a constant) is already a constant
+		// at its precision.
+		if t == nil || slices.Contains(ins, t) {
+			continue
+		}
+		if dt := t.DType(); dt == tensor.Float16 || dt == tensor.BFloat16 {
+			tensor.RoundTo(dt, t.F32())
+		}
+	}
+	return outs[:len(n.Outputs)], true
+}
+
+// removeNoOps bypasses Identity, inference-mode Dropout and Cast to the
+// same type: readers of the output read the input instead.
+func (c *compiler) removeNoOps(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	_, bySub := w.readers()
+	for _, n := range w.nodes {
+		if n.Builder == nil || n.Domain != "" || len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) == 0 {
+			continue
+		}
+		out := n.Outputs[0]
+		if out == "" || w.outputs[out] || bySub[out] || !c.isNoOp(w, n) {
+			continue
+		}
+		w.rename(out, n.Inputs[0])
+		drop[n] = true
+		rep.Removed = append(rep.Removed, n.Name)
+	}
+	w.remove(drop)
+}
+
+func (c *compiler) isNoOp(w *workGraph, n *graph.Node) bool {
+	switch n.OpType {
+	case "Identity":
+		return true
+	case "Dropout":
+		if n.HasOutput(1) {
+			return false
+		}
+		if n.Version < 7 {
+			isTest, _ := n.Int("is_test", 0)
+			return isTest != 0
+		}
+		if n.Version < 12 || !n.HasInput(2) {
+			return true
+		}
+		t := w.constTensor(n.Inputs[2])
+		return t != nil && t.DType() == tensor.Bool && t.Len() == 1 && !t.Bools()[0]
+	case "Cast":
+		to, err := n.Int("to", 0)
+		if err != nil {
+			return false
+		}
+		dt := w.dtypeOf(n.Inputs[0])
+		return dt != tensor.Undefined && dt == tensor.DType(to) && n.NumInputs() == 1
+	}
+	return false
+}
+
+// foldBatchNorm folds an inference BatchNormalization into the Conv that
+// feeds it: W'[m] = W[m]·s[m], B'[m] = (B[m] − mean[m])·s[m] + bias[m] with
+// s = scale/√(var+ε), computed in float64 and rounded once.
+func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	for _, conv := range w.nodes {
+		if drop[conv] || conv.Builder == nil || conv.Domain != "" || conv.OpType != "Conv" || len(conv.Outputs) != 1 {
+			continue
+		}
+		if conv.Fused != nil {
+			continue
+		}
+		wt := w.constTensor(conv.Inputs[1])
+		if wt == nil || wt.DType() != tensor.Float || wt.Rank() < 3 {
+			continue
+		}
+		var bias *tensor.Tensor
+		if conv.HasInput(2) {
+			if bias = w.constTensor(conv.Inputs[2]); bias == nil || bias.DType() != tensor.Float {
+				continue
+			}
+		}
+		bn := w.soleReader(conv.Outputs[0])
+		if bn == nil || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Inputs[0] != conv.Outputs[0] {
+			continue
+		}
+		s, shift, ok := bnAffine(w, bn)
+		if !ok {
+			continue
+		}
+		M := wt.Shape()[0]
+		if len(s) != M || (bias != nil && bias.Len() != M) {
+			continue
+		}
+		per := wt.Len() / M
+		nw := tensor.New(tensor.Float, wt.Shape()...)
+		wd, nwd := wt.F32(), nw.F32()
+		nb := tensor.New(tensor.Float, M)
+		for m := 0; m < M; m++ {
+			for i := m * per; i < (m+1)*per; i++ {
+				nwd[i] = float32(float64(wd[i]) * s[m])
+			}
+			b := 0.0
+			if bias != nil {
+				b = float64(bias.F32()[m])
+			}
+			nb.F32()[m] = float32(b*s[m] + shift[m])
+		}
+		wName, bName := w.freshName(conv.Name+"/W_bn"), w.freshName(conv.Name+"/B_bn")
+		w.consts[wName], w.consts[bName] = nw, nb
+		w.foldedSet[nw], w.foldedSet[nb] = true, true
+		rep.FoldedBytes += int64(4 * (nw.Len() + nb.Len()))
+		merged := *conv
+		merged.Inputs = []string{conv.Inputs[0], wName, bName}
+		merged.Outputs = []string{bn.Outputs[0]}
+		merged.Reads = replaceUnique(append([]string{wName, bName}, conv.Inputs[0]), "", "")
+		w.replace(conv, &merged)
+		drop[bn] = true
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (BatchNormalization folded into the weights)", conv.Name, bn.Name))
+	}
+	w.remove(drop)
+}
+
+// bnAffine returns per-channel s and shift with BN(x) = x·s + shift, when
+// bn is an inference BatchNormalization with constant float32 parameters.
+func bnAffine(w *workGraph, bn *graph.Node) (s, shift []float64, ok bool) {
+	if len(bn.Inputs) < 5 || bn.HasOutput(1) || bn.HasOutput(2) || bn.HasOutput(3) || bn.HasOutput(4) {
+		return nil, nil, false
+	}
+	if train, _ := bn.Int("training_mode", 0); train != 0 {
+		return nil, nil, false
+	}
+	if spatial, _ := bn.Int("spatial", 1); spatial == 0 && bn.Version < 9 {
+		return nil, nil, false
+	}
+	eps, err := bn.Float("epsilon", 1e-5)
+	if err != nil {
+		return nil, nil, false
+	}
+	var p [4][]float32
+	for i := range p {
+		t := w.constTensor(bn.Inputs[i+1])
+		if t == nil || t.DType() != tensor.Float {
+			return nil, nil, false
+		}
+		p[i] = t.F32()
+	}
+	C := len(p[0])
+	for _, v := range p {
+		if len(v) != C {
+			return nil, nil, false
+		}
+	}
+	s, shift = make([]float64, C), make([]float64, C)
+	for c := 0; c < C; c++ {
+		s[c] = float64(p[0][c]) / math.Sqrt(float64(p[3][c])+float64(eps))
+		shift[c] = float64(p[1][c]) - float64(p[2][c])*s[c]
+	}
+	return s, shift, true
+}
+
+// fusable are the ops whose kernels take an epilogue (op.Fusion).
+var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true}
+
+// weightInput is the input whose dtype decides whether a fusion applies
+// (the epilogues are float32).
+var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1}
+
+// fuseActivations merges an activation into the Conv/Gemm/MatMul feeding
+// it, when the kernel says it applies the fusion (op.FusingKernel).
+func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	for _, p := range w.nodes {
+		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 {
+			continue
+		}
+		if w.dtypeOf(p.Inputs[weightInput[p.OpType]]) != tensor.Float {
+			continue
+		}
+		act := w.soleReader(p.Outputs[0])
+		if act == nil || act.Builder == nil || act.Domain != "" || len(act.Outputs) != 1 || act.Inputs[0] != p.Outputs[0] {
+			continue
+		}
+		f, ok := activation(w, act)
+		if !ok {
+			continue
+		}
+		f.Fused = []string{act.Name}
+		merged := *p
+		merged.Outputs = []string{act.Outputs[0]}
+		merged.Fused = f
+		if !c.kernelFuses(w, &merged) {
+			continue
+		}
+		w.replace(p, &merged)
+		drop[act] = true
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (%s fused into %s)", p.Name, act.Name, act.OpType, p.OpType))
+	}
+	w.remove(drop)
+}
+
+// kernelFuses builds the merged node's kernel to ask whether it applies
+// the fusion; a kernel that does not implement op.FusingKernel keeps the
+// nodes apart.
+func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
+	node := n.Node
+	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
+	for i, in := range n.Inputs {
+		node.Consts[i] = w.constTensor(in)
+	}
+	k, err := BuildKernel(n.Builder, &node)
+	if err != nil {
+		return false
+	}
+	fk, ok := k.(op.FusingKernel)
+	return ok && fk.AppliesFusion()
+}
+
+// activation reads an activation node as an epilogue.
+func activation(w *workGraph, n *graph.Node) (*op.Fusion, bool) {
+	switch n.OpType {
+	case "Relu":
+		return &op.Fusion{Activation: op.ActRelu}, len(n.Inputs) == 1
+	case "Sigmoid":
+		return &op.Fusion{Activation: op.ActSigmoid}, len(n.Inputs) == 1
+	case "Tanh":
+		return &op.Fusion{Activation: op.ActTanh}, len(n.Inputs) == 1
+	case "HardSwish":
+		return &op.Fusion{Activation: op.ActHardSwish}, len(n.Inputs) == 1
+	case "LeakyRelu":
+		a, err := n.Float("alpha", 0.01)
+		return &op.Fusion{Activation: op.ActLeakyRelu, Alpha: a}, err == nil && len(n.Inputs) == 1
+	case "HardSigmoid":
+		a, err1 := n.Float("alpha", 0.2)
+		b, err2 := n.Float("beta", 0.5)
+		return &op.Fusion{Activation: op.ActHardSigmoid, Alpha: a, Beta: b}, err1 == nil && err2 == nil && len(n.Inputs) == 1
+	case "Clip":
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if n.Version < 11 {
+			var err1, err2 error
+			lo, err1 = n.Float("min", -math.MaxFloat32)
+			hi, err2 = n.Float("max", math.MaxFloat32)
+			return &op.Fusion{Activation: op.ActClip, Alpha: lo, Beta: hi}, err1 == nil && err2 == nil
+		}
+		for i, dst := range []*float32{&lo, &hi} {
+			if !n.HasInput(i + 1) {
+				continue
+			}
+			t := w.constTensor(n.Inputs[i+1])
+			if t == nil || t.DType() != tensor.Float || t.Len() != 1 {
+				return nil, false
+			}
+			*dst = t.F32()[0]
+		}
+		return &op.Fusion{Activation: op.ActClip, Alpha: lo, Beta: hi}, true
+	}
+	return nil, false
+}
+
+// freshName returns a value name not used in the graph.
+func (w *workGraph) freshName(base string) string {
+	used := func(s string) bool {
+		if _, ok := w.consts[s]; ok {
+			return true
+		}
+		if _, ok := w.g.Initializers[s]; ok {
+			return true
+		}
+		for _, n := range w.nodes {
+			for _, o := range n.Outputs {
+				if o == s {
+					return true
+				}
+			}
+			for _, r := range n.Reads {
+				if r == s {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	name := base
+	for i := 2; used(name); i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	return name
+}

@@ -1,0 +1,169 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// workGraph is the mutable copy of a graph that the rewrites edit. Nodes
+// are shallow copies of the graph's nodes: a rewrite that changes a node's
+// inputs clones the slice first (see rename), so the graph stays intact.
+type workGraph struct {
+	g     *graph.Graph
+	nodes []*graph.Node
+	// consts are values known at compile time: initializers no feed can
+	// override, and folded values.
+	consts    map[string]*tensor.Tensor
+	foldedSet map[*tensor.Tensor]bool
+	// outputs are the graph's output names (never renamed or removed).
+	outputs map[string]bool
+}
+
+func newWorkGraph(g *graph.Graph, overridable map[string]bool) *workGraph {
+	w := &workGraph{g: g, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}}
+	for name, t := range g.Initializers {
+		if !overridable[name] {
+			w.consts[name] = t
+		}
+	}
+	for _, n := range g.Nodes {
+		c := *n
+		w.nodes = append(w.nodes, &c)
+	}
+	for _, o := range g.Outputs {
+		w.outputs[o.Name] = true
+	}
+	return w
+}
+
+func (w *workGraph) constTensor(name string) *tensor.Tensor {
+	if name == "" {
+		return nil
+	}
+	return w.consts[name]
+}
+
+// readers counts, per value, the nodes that read it (inputs and subgraph
+// free variables), and marks values that subgraphs read.
+func (w *workGraph) readers() (count map[string]int, bySubgraph map[string]bool) {
+	count = map[string]int{}
+	bySubgraph = map[string]bool{}
+	for _, n := range w.nodes {
+		direct := map[string]bool{}
+		for _, in := range n.Inputs {
+			if in != "" {
+				direct[in] = true
+			}
+		}
+		for _, r := range n.Reads {
+			count[r]++
+			if !direct[r] {
+				bySubgraph[r] = true
+			}
+		}
+	}
+	return count, bySubgraph
+}
+
+// consumers lists the nodes that read name as an input.
+func (w *workGraph) consumers(name string) []*graph.Node {
+	var out []*graph.Node
+	for _, n := range w.nodes {
+		if slices.Contains(n.Inputs, name) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// soleReader returns the one node reading name as a plain input, when
+// nothing else (another node, a subgraph, the graph's outputs) reads it.
+func (w *workGraph) soleReader(name string) *graph.Node {
+	if w.outputs[name] {
+		return nil
+	}
+	count, sub := w.readers()
+	if count[name] != 1 || sub[name] {
+		return nil
+	}
+	cs := w.consumers(name)
+	if len(cs) != 1 {
+		return nil
+	}
+	n := 0
+	for _, in := range cs[0].Inputs {
+		if in == name {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return cs[0]
+}
+
+// rename makes every reader of from read to instead.
+func (w *workGraph) rename(from, to string) {
+	for _, n := range w.nodes {
+		if slices.Contains(n.Inputs, from) {
+			n.Inputs = slices.Clone(n.Inputs)
+			for i, in := range n.Inputs {
+				if in == from {
+					n.Inputs[i] = to
+				}
+			}
+		}
+		if slices.Contains(n.Reads, from) {
+			n.Reads = replaceUnique(slices.Clone(n.Reads), from, to)
+		}
+	}
+}
+
+func replaceUnique(list []string, from, to string) []string {
+	out := list[:0]
+	seen := map[string]bool{}
+	for _, r := range list {
+		if r == from {
+			r = to
+		}
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// remove drops the given nodes.
+func (w *workGraph) remove(drop map[*graph.Node]bool) {
+	w.nodes = slices.DeleteFunc(w.nodes, func(n *graph.Node) bool { return drop[n] })
+}
+
+// replace puts n in old's position.
+func (w *workGraph) replace(old, n *graph.Node) {
+	for i, x := range w.nodes {
+		if x == old {
+			w.nodes[i] = n
+		}
+	}
+}
+
+// dtypeOf returns a value's element type when the plan knows it (a
+// constant, a graph input or a declared value_info).
+func (w *workGraph) dtypeOf(name string) tensor.DType {
+	if t := w.consts[name]; t != nil {
+		return t.DType()
+	}
+	for _, in := range w.g.Inputs {
+		if in.Name == name && in.Type.Kind == graph.KindTensor {
+			return in.Type.Elem
+		}
+	}
+	if t, ok := w.g.Declared[name]; ok && t.Kind == graph.KindTensor {
+		return t.Elem
+	}
+	return tensor.Undefined
+}
