@@ -102,7 +102,7 @@ type Plan struct {
 	Consts []tensor.Value
 	// Inputs are the graph inputs' slots (feeds, and for subgraphs the
 	// positional arguments), Outputs the graph outputs' slots.
-	Inputs, Outputs []int
+	Inputs, Outputs   []int
 	InNames, OutNames []string
 	// FreeVars are slots filled, at each call of a subgraph, from the
 	// enclosing scope's value of the same name.
@@ -111,7 +111,7 @@ type Plan struct {
 	// Report says what the rewrites did.
 	Report Report
 
-	graph      *graph.Graph
+	graph     *graph.Graph
 	neededAll []bool
 	// folded holds every constant of the plan and its subgraphs
 	// (initializers and folded values).
