@@ -22,7 +22,6 @@ import (
 	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 
-	_ "github.com/gort-dev/gort/ops" // registers the operators in op.Default
 )
 
 // Options control loading and running.
@@ -128,6 +127,9 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	m, err := graph.Load(data, graph.Options{MaxTensorBytes: o.MaxTensorBytes, Registry: o.Registry, ExternalData: o.ExternalData})
 	if err != nil {
 		return nil, err
+	}
+	if o.Registry == nil && len(op.Default.Ops("")) == 0 {
+		return nil, errs.New(errs.Internal, "no operators are registered: use package gort (the module root), or import _ \"github.com/gort-dev/gort/ops\"")
 	}
 	s = &Session{model: m, opts: o, inputByName: map[string]IOInfo{}, outputByName: map[string]bool{}}
 	for _, in := range m.Graph.Inputs {

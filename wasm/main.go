@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"os"
 	goruntime "runtime"
 	"runtime/debug"

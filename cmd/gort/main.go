@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math/rand/v2"
 	"os"
 	"path/filepath"

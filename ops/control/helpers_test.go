@@ -2,6 +2,7 @@ package control_test
 
 import (
 	"context"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"testing"
 
 	"google.golang.org/protobuf/proto"

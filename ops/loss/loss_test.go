@@ -3,6 +3,7 @@ package loss_test
 import (
 	"context"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"testing"
 

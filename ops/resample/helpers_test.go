@@ -2,6 +2,7 @@ package resample_test
 
 import (
 	"context"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"testing"
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"os"
 	"path/filepath"
 	"sort"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"os"
 	"path/filepath"
 	"sort"

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"math/rand/v2"
 	"reflect"

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"os"
 	"path/filepath"
 	goruntime "runtime"

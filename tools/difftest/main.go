@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"os"
 	"os/exec"
