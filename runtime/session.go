@@ -21,7 +21,6 @@ import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
-
 )
 
 // Options control loading and running.
