@@ -106,8 +106,12 @@ type IOInfo struct {
 	Type graph.Type
 }
 
-// Load decodes and validates a model. Unsupported ops do not fail loading
-// (see Session.Unsupported); running a graph that reaches one does.
+// Load decodes, validates and compiles a model. Unsupported ops do not fail
+// loading (see Session.Unsupported); running a graph that reaches one does.
+//
+// The session keeps using data: float32 weights are read in place rather
+// than copied (so loading needs no second copy of the model), so data must
+// not be modified while the session is in use.
 func Load(data []byte, opts *Options) (s *Session, err error) {
 	defer recoverTo(&err)
 	var o Options

@@ -1,7 +1,6 @@
 package onnxpb
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -277,17 +276,20 @@ func decodeStrings(typ protowire.Type, v []byte, dst *[]string, utf8Only bool) e
 	return nil
 }
 
-// decodeBytes copies: the caller's buffer may be reused after loading.
+// decodeBytes aliases the input (capacity clipped, so an append can never
+// write into it): a model's weights are most of its bytes, and copying them
+// would double the memory a load needs. Callers of Unmarshal therefore must
+// not modify data while the message is in use (see runtime.Load).
 func decodeBytes(typ protowire.Type, v []byte, dst *[]byte) error {
 	if typ == protowire.BytesType {
-		*dst = bytes.Clone(v)
+		*dst = v[:len(v):len(v)]
 	}
 	return nil
 }
 
 func decodeBytesList(typ protowire.Type, v []byte, dst *[][]byte) error {
 	if typ == protowire.BytesType {
-		*dst = append(*dst, bytes.Clone(v))
+		*dst = append(*dst, v[:len(v):len(v)])
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -91,6 +92,13 @@ func decode(tp *pb.TensorProto, maxBytes int64) (*tensor.Tensor, error) {
 		}
 	} else if err := checkTypedLen(dt, tp, n); err != nil {
 		return nil, err
+	}
+	if useRaw && dt == tensor.Float && n > 0 && hostLittleEndian {
+		// float32 weights are used in place: the model's bytes are the
+		// tensor, so loading adds no copy (ONNX stores raw_data little
+		// endian, as the host; unaligned float loads are fine on every
+		// little-endian target Go supports, and float32 holds no pointers).
+		return tensor.WrapF32(dt, shape, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw))), n)), nil
 	}
 	t := tensor.New(dt, shape...)
 	if useRaw {
@@ -203,6 +211,13 @@ func wireBytes(dt tensor.DType) int {
 	}
 	return 1
 }
+
+// hostLittleEndian reports whether the host stores numbers as ONNX's
+// raw_data does.
+var hostLittleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 func fromRaw(t *tensor.Tensor, raw []byte, n int) error {
 	dt := t.DType()

@@ -1,0 +1,53 @@
+package exec_test
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/gort-dev/gort"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// steadyBytes loads a bench model and returns the bytes and allocations
+// one run costs once the buffer pool is warm.
+func steadyBytes(t *testing.T, path string) (bytesPerRun, allocsPerRun float64, steps int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gort.Load(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := s.Inputs()[0]
+	shape := make([]int, len(in.Type.Shape))
+	for i, d := range in.Type.Shape {
+		shape[i] = int(d.Value)
+	}
+	feeds := map[string]tensor.Value{in.Name: tensor.New(tensor.Float, shape...)}
+	run := func() {
+		if _, err := s.Run(context.Background(), feeds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	run()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 3
+	for i := 0; i < runs; i++ {
+		run()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / runs, float64(after.Mallocs-before.Mallocs) / runs, len(s.Plan().Steps)
+}
+
+func TestSteadyStateAllocations(t *testing.T) {
+	for _, m := range []string{"test_squeezenet"} {
+		b, a, steps := steadyBytes(t, "../../testdata/bench/"+m+"/model.onnx")
+		t.Logf("%s: %.0f bytes, %.0f allocations per run, %d steps", m, b, a, steps)
+	}
+}
