@@ -141,7 +141,7 @@ func (c *compiler) evaluate(n *graph.Node, ins []*tensor.Tensor) (outs []*tensor
 // same type: readers of the output read the input instead.
 func (c *compiler) removeNoOps(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
-	_, bySub := w.readers()
+	bySub := w.index().bySubgraph
 	for _, n := range w.nodes {
 		if n.Builder == nil || n.Domain != "" || len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) == 0 {
 			continue
@@ -190,6 +190,7 @@ func (c *compiler) isNoOp(w *workGraph, n *graph.Node) bool {
 // s = scale/√(var+ε), computed in float64 and rounded once.
 func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
+	idx := w.index()
 	for _, conv := range w.nodes {
 		if drop[conv] || conv.Builder == nil || conv.Domain != "" || conv.OpType != "Conv" || len(conv.Outputs) != 1 {
 			continue
@@ -207,7 +208,7 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 				continue
 			}
 		}
-		bn := w.soleReader(conv.Outputs[0])
+		bn := w.soleReader(idx, conv.Outputs[0])
 		if bn == nil || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Inputs[0] != conv.Outputs[0] {
 			continue
 		}
@@ -297,6 +298,7 @@ var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatM
 // it, when the kernel says it applies the fusion (op.FusingKernel).
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
+	idx := w.index()
 	for _, p := range w.nodes {
 		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 {
 			continue
@@ -304,7 +306,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if w.dtypeOf(p.Inputs[weightInput[p.OpType]]) != tensor.Float {
 			continue
 		}
-		act := w.soleReader(p.Outputs[0])
+		act := w.soleReader(idx, p.Outputs[0])
 		if act == nil || act.Builder == nil || act.Domain != "" || len(act.Outputs) != 1 || act.Inputs[0] != p.Outputs[0] {
 			continue
 		}

@@ -45,63 +45,49 @@ func (w *workGraph) constTensor(name string) *tensor.Tensor {
 	return w.consts[name]
 }
 
-// readers counts, per value, the nodes that read it (inputs and subgraph
-// free variables), and marks values that subgraphs read.
-func (w *workGraph) readers() (count map[string]int, bySubgraph map[string]bool) {
-	count = map[string]int{}
-	bySubgraph = map[string]bool{}
+// readIndex says who reads each value: how many nodes (inputs and subgraph
+// free variables), whether a subgraph reads it, and which nodes take it as
+// an input. A pass builds it once: the rewrites only merge a node with its
+// sole reader, which leaves the index right for every other value.
+type readIndex struct {
+	count      map[string]int
+	bySubgraph map[string]bool
+	consumers  map[string][]*graph.Node
+}
+
+func (w *workGraph) index() *readIndex {
+	x := &readIndex{count: map[string]int{}, bySubgraph: map[string]bool{}, consumers: map[string][]*graph.Node{}}
 	for _, n := range w.nodes {
 		direct := map[string]bool{}
 		for _, in := range n.Inputs {
 			if in != "" {
+				if !direct[in] {
+					x.consumers[in] = append(x.consumers[in], n)
+				}
 				direct[in] = true
 			}
 		}
 		for _, r := range n.Reads {
-			count[r]++
+			x.count[r]++
 			if !direct[r] {
-				bySubgraph[r] = true
+				x.bySubgraph[r] = true
 			}
 		}
 	}
-	return count, bySubgraph
+	return x
 }
 
-// consumers lists the nodes that read name as an input.
-func (w *workGraph) consumers(name string) []*graph.Node {
-	var out []*graph.Node
-	for _, n := range w.nodes {
-		if slices.Contains(n.Inputs, name) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// soleReader returns the one node reading name as a plain input, when
-// nothing else (another node, a subgraph, the graph's outputs) reads it.
-func (w *workGraph) soleReader(name string) *graph.Node {
-	if w.outputs[name] {
+// soleReader returns the one node reading name, once, as a plain input,
+// when nothing else (another node, a subgraph, the graph's outputs) reads it.
+func (w *workGraph) soleReader(x *readIndex, name string) *graph.Node {
+	if w.outputs[name] || x.count[name] != 1 || x.bySubgraph[name] || len(x.consumers[name]) != 1 {
 		return nil
 	}
-	count, sub := w.readers()
-	if count[name] != 1 || sub[name] {
+	n := x.consumers[name][0]
+	if k := slices.IndexFunc(n.Inputs, func(s string) bool { return s == name }); k < 0 || slices.Contains(n.Inputs[k+1:], name) {
 		return nil
 	}
-	cs := w.consumers(name)
-	if len(cs) != 1 {
-		return nil
-	}
-	n := 0
-	for _, in := range cs[0].Inputs {
-		if in == name {
-			n++
-		}
-	}
-	if n != 1 {
-		return nil
-	}
-	return cs[0]
+	return n
 }
 
 // rename makes every reader of from read to instead.
