@@ -37,7 +37,10 @@ func init() {
 	}
 	rules["Constant"] = constantRule
 	rules["Shape"] = shapeRule
-	rules["Size"] = func(c *nodeCtx) { c.set(0, []graph.Dim{}, ""); c.symOut(0, []graph.Dim{product(c.shape(0))}, c.shape(0) != nil) }
+	rules["Size"] = func(c *nodeCtx) {
+		c.set(0, []graph.Dim{}, "")
+		c.symOut(0, []graph.Dim{product(c.shape(0))}, c.shape(0) != nil)
+	}
 	rules["Reshape"] = reshapeRule
 	rules["Flatten"] = flattenRule
 	rules["Transpose"] = transposeRule

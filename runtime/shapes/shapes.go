@@ -35,7 +35,9 @@ type Info struct {
 }
 
 // ShapeKnown reports whether the rank is known.
-func (i *Info) ShapeKnown() bool { return i != nil && i.Type.Kind == graph.KindTensor && i.Type.Shape != nil }
+func (i *Info) ShapeKnown() bool {
+	return i != nil && i.Type.Kind == graph.KindTensor && i.Type.Shape != nil
+}
 
 // Problem is a contradiction found while inferring.
 type Problem struct {
