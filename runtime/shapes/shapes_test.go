@@ -1,0 +1,106 @@
+package shapes_test
+
+import (
+	"testing"
+
+	_ "github.com/gort-dev/gort/ops"
+	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/shapes"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func ints(name string, v ...int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: name, Ints: v, Type: pb.AttributeProto_INTS}
+}
+
+// TestSymbolicPipeline: a batch-symbolic CNN head whose flatten goes through
+// Shape → Gather → Unsqueeze → Concat → Reshape; every value's shape is
+// written here by hand.
+func TestSymbolicPipeline(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, "N", 3, 32, 30)
+	m.Init("w", tensor.New(tensor.Float, 8, 3, 3, 3))
+	m.Init("b", tensor.New(tensor.Float, 8))
+	m.Init("i0", tensor.Of([]int{}, []int64{0}))
+	m.Init("ax", tensor.Of([]int{1}, []int64{0}))
+	m.Init("m1", tensor.Of([]int{1}, []int64{-1}))
+	m.Init("two", tensor.Of([]int{1}, []int64{2}))
+	m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, ints("pads", 1, 1, 1, 1), ints("strides", 2, 2))
+	m.Node("MaxPool", []string{"c"}, []string{"p"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2))
+	m.Node("Shape", []string{"p"}, []string{"s"})
+	m.Node("Gather", []string{"s", "i0"}, []string{"n"})
+	m.Node("Unsqueeze", []string{"n", "ax"}, []string{"n1"})
+	m.Node("Mul", []string{"n1", "two"}, []string{"n2"})
+	m.Node("Concat", []string{"n2", "m1"}, []string{"target"}, tm.Int("axis", 0))
+	m.Node("Reshape", []string{"p", "target"}, []string{"r"})
+	m.Node("Transpose", []string{"r"}, []string{"rt"})
+	m.Node("ConstantOfShape", []string{"s"}, []string{"z"})
+	m.Node("Cast", []string{"z"}, []string{"zi"}, tm.Int("to", int64(tensor.Int64)))
+	m.Node("ReduceSum", []string{"zi", "ax"}, []string{"zs"}, tm.Int("keepdims", 0))
+	m.Proto.Graph.Output = append(m.Proto.Graph.Output, &pb.ValueInfoProto{Name: "zs", Type: tm.UnrankedType(tensor.Int64)})
+	res := shapes.Model(m.Proto, nil)
+	want := map[string]string{
+		"c":      "float32[N,8,16,15]",
+		"p":      "float32[N,8,8,7]",
+		"s":      "int64[4]",
+		"n":      "int64[]",
+		"n1":     "int64[1]",
+		"target": "int64[2]",
+		"r":      "float32[2*N,224]",
+		"rt":     "float32[224,2*N]",
+		"z":      "float32[N,8,8,7]",
+		"zi":     "int64[N,8,8,7]",
+		"zs":     "int64[8,8,7]",
+	}
+	for v, w := range want {
+		if got := res.Values[v]; got == nil || got.Type.String() != w {
+			t.Errorf("%s: got %v, want %s", v, got, w)
+		}
+	}
+	if len(res.Problems) != 0 {
+		t.Errorf("problems: %+v", res.Problems)
+	}
+}
+
+// TestContradictions: each model holds one contradiction that inference must name.
+func TestContradictions(t *testing.T) {
+	cases := []struct {
+		name, code string
+		build      func(m *tm.Model)
+	}{
+		{"broadcast", "BROADCAST", func(m *tm.Model) {
+			m.Input("a", tensor.Float, 2, 3)
+			m.Input("b", tensor.Float, 4)
+			m.Node("Add", []string{"a", "b"}, []string{"y"})
+		}},
+		{"conv channels", "CONV_CHANNELS", func(m *tm.Model) {
+			m.Input("x", tensor.Float, 1, 3, 8, 8)
+			m.Init("w", tensor.New(tensor.Float, 4, 2, 3, 3))
+			m.Node("Conv", []string{"x", "w"}, []string{"y"})
+		}},
+		{"reshape count", "RESHAPE_COUNT", func(m *tm.Model) {
+			m.Input("x", tensor.Float, 2, 3)
+			m.Init("s", tensor.Of([]int{2}, []int64{4, 2}))
+			m.Node("Reshape", []string{"x", "s"}, []string{"y"})
+		}},
+		{"declared", "SHAPE_MISMATCH", func(m *tm.Model) {
+			m.Input("x", tensor.Float, 2, 3)
+			m.Node("Relu", []string{"x"}, []string{"y"})
+			m.Output("y", tensor.Float, 3, 2)
+		}},
+		{"matmul", "MATMUL", func(m *tm.Model) {
+			m.Input("a", tensor.Float, 2, 3)
+			m.Input("b", tensor.Float, 4, 5)
+			m.Node("MatMul", []string{"a", "b"}, []string{"y"})
+		}},
+	}
+	for _, c := range cases {
+		m := tm.New(13)
+		c.build(m)
+		res := shapes.Model(m.Proto, nil)
+		if len(res.Problems) != 1 || res.Problems[0].Code != c.code {
+			t.Errorf("%s: got %+v, want one %s", c.name, res.Problems, c.code)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package shapes_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/shapes"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// coverage counts, over all values observed while running, how many
+// inference claimed a rank for, how many it fully determined, and mismatches.
+type coverage struct {
+	values, ranked, exact, symbolic int
+	mismatches                      []string
+}
+
+// TestInferredShapesMatchRuns runs every node-suite model and the bench
+// models with a trace and compares each observed value with its inferred
+// type: dtype, rank, every fixed dim, and symbolic dims bound consistently.
+func TestInferredShapesMatchRuns(t *testing.T) {
+	dirs, _ := filepath.Glob("../../testdata/onnx-node/node/test_*")
+	bench, _ := filepath.Glob("../../testdata/bench/test_*")
+	if testing.Short() {
+		dirs = dirs[:200]
+		bench = nil
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no node-suite cases found")
+	}
+	var cov coverage
+	for _, d := range append(dirs, bench...) {
+		traceCase(t, d, &cov)
+	}
+	t.Logf("%d cases: %d values observed; inference gave the rank of %d (%.1f%%), every dim of %d (%.1f%%; %d with symbolic dims); %d mismatches",
+		len(dirs)+len(bench), cov.values, cov.ranked, pct(cov.ranked, cov.values), cov.exact, pct(cov.exact, cov.values), cov.symbolic, len(cov.mismatches))
+	for i, m := range cov.mismatches {
+		if i == 40 {
+			t.Errorf("… and %d more", len(cov.mismatches)-40)
+			break
+		}
+		t.Error(m)
+	}
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+func traceCase(t *testing.T, dir string, cov *coverage) {
+	name := filepath.Base(dir)
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := &pb.ModelProto{}
+	if err := pb.Unmarshal(data, mp); err != nil {
+		t.Fatal(err)
+	}
+	res := shapes.Model(mp, nil)
+	for _, p := range res.Problems {
+		cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: problem %s at %s: %s", name, p.Code, p.Node, p.Msg))
+	}
+	s, err := runtime.Load(data, &runtime.Options{Optimization: runtime.OptimizeDisabled})
+	if err != nil {
+		return // the conformance manifest covers models gort cannot load
+	}
+	feeds := map[string]tensor.Value{}
+	for i, in := range s.Inputs() {
+		b, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i)))
+		if err != nil {
+			continue
+		}
+		kind := protoconv.TensorValue
+		switch in.Type.Kind {
+		case graph.KindSequence:
+			kind = protoconv.SequenceValue
+		case graph.KindOptional:
+			kind = protoconv.OptionalValue
+		}
+		v, err := protoconv.DecodeValue(b, kind, 0)
+		if err != nil {
+			return
+		}
+		feeds[in.Name] = v
+	}
+	main := map[string]bool{}
+	for _, n := range mp.GetGraph().GetNode() {
+		for _, o := range n.GetOutput() {
+			main[o] = true
+		}
+	}
+	seen := map[string]int{}
+	observed := map[string]*tensor.Tensor{}
+	_, err = s.RunWith(context.Background(), feeds, nil, runtime.RunOptions{Trace: func(n *graph.Node, outs []tensor.Value) {
+		for i, v := range outs {
+			if i >= len(n.Outputs) || !main[n.Outputs[i]] {
+				continue
+			}
+			seen[n.Outputs[i]]++
+			if tt, ok := v.(*tensor.Tensor); ok {
+				observed[n.Outputs[i]] = tt
+			}
+		}
+	}})
+	if err != nil {
+		return
+	}
+	bind := map[string]int64{}
+	// Graph inputs bind their symbolic dims first.
+	for _, in := range mp.GetGraph().GetInput() {
+		f, ok := feeds[in.GetName()].(*tensor.Tensor)
+		info := res.Values[in.GetName()]
+		if !ok || info == nil || info.Type.Shape == nil || len(info.Type.Shape) != len(f.Shape()) {
+			continue
+		}
+		for i, d := range info.Type.Shape {
+			if d.Param != "" {
+				if _, done := bind[d.Param]; !done {
+					bind[d.Param] = int64(f.Shape()[i])
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(observed))
+	for n := range observed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, v := range names {
+		if seen[v] != 1 {
+			continue
+		}
+		got := observed[v]
+		cov.values++
+		info := res.Values[v]
+		if info == nil || info.Type.Kind != graph.KindTensor {
+			continue
+		}
+		if info.Type.Elem != 0 && info.Type.Elem != got.DType() {
+			cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: %q inferred dtype %s, ran as %s", name, v, info.Type.Elem, got.DType()))
+			continue
+		}
+		if info.Type.Shape == nil {
+			continue
+		}
+		cov.ranked++
+		want := got.Shape()
+		if len(info.Type.Shape) != len(want) {
+			cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: %q inferred %v, ran as %v", name, v, info.Type, want))
+			continue
+		}
+		exact, sym := true, false
+		for i, d := range info.Type.Shape {
+			switch {
+			case d.Param == "" && d.Value >= 0:
+				if d.Value != int64(want[i]) {
+					cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: %q inferred %v, ran as %v", name, v, info.Type, want))
+					exact = false
+				}
+			case d.Param != "":
+				sym = true
+				val, ok := evalDim(d.Param, bind)
+				if !ok && isIdent(d.Param) {
+					bind[d.Param], val, ok = int64(want[i]), int64(want[i]), true
+				}
+				if !ok {
+					exact = false
+				} else if val != int64(want[i]) {
+					cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: %q inferred %v (%s = %d), ran as %v", name, v, info.Type, d.Param, val, want))
+					exact = false
+				}
+			default:
+				exact = false
+			}
+		}
+		if exact {
+			cov.exact++
+			if sym {
+				cov.symbolic++
+			}
+		}
+	}
+}
+
+func isIdent(s string) bool { return !strings.ContainsAny(s, "*+()") }
+
+// evalDim evaluates a product like "2*N*C" with the bound names.
+func evalDim(s string, bind map[string]int64) (int64, bool) {
+	if strings.ContainsAny(s, "+()") {
+		return 0, false
+	}
+	p := int64(1)
+	for _, f := range strings.Split(s, "*") {
+		if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+			p *= n
+			continue
+		}
+		v, ok := bind[f]
+		if !ok {
+			return 0, false
+		}
+		p *= v
+	}
+	return p, true
+}
