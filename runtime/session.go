@@ -34,6 +34,11 @@ type Options struct {
 	ExternalData map[string][]byte
 	// Registry resolves operators; nil means op.Default (all of package ops).
 	Registry *op.Registry
+	// MaxMemoryBytes bounds the memory a run's computed values take at
+	// their peak, checked before the run starts (GORT_TOO_LARGE naming the
+	// largest values). 0 means: under WebAssembly, what is left of the 4 GiB
+	// address space; natively, no limit.
+	MaxMemoryBytes int64
 	// Optimization selects the plan stage's graph rewrites, as onnxruntime's
 	// graphOptimizationLevel does. The zero value is OptimizeAll.
 	Optimization OptimizationLevel
@@ -98,6 +103,7 @@ type Session struct {
 	plan          *plan.Plan
 	overridePlans sync.Map
 	pool          *exec.Pool
+	estimates     sync.Map // estimateKey → *estimate
 }
 
 // IOInfo describes a graph input or output.
@@ -276,6 +282,9 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	}
 	p, err := s.planFor(feeds)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkMemory(p, feeds); err != nil {
 		return nil, err
 	}
 	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Pool: s.pool})

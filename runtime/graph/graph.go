@@ -5,6 +5,7 @@
 package graph
 
 import (
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"sync"
 
 	"github.com/gort-dev/gort/runtime/op"
@@ -97,6 +98,9 @@ func (g *Graph) OutputNames() []string {
 
 // Model is a loaded model.
 type Model struct {
+	// Proto is the decoded model the graph was built from (read-only), for
+	// analyses that work on the model as written (shape inference, checks).
+	Proto           *pb.ModelProto
 	IRVersion       int64
 	Opsets          map[string]int // canonical domain → version
 	ProducerName    string

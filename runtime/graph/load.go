@@ -75,6 +75,7 @@ func FromProto(mp *pb.ModelProto, opts Options) (*Model, error) {
 		return nil, errs.New(errs.BadModel, "model has no graph")
 	}
 	m := &Model{
+		Proto:           mp,
 		IRVersion:       ir,
 		Opsets:          map[string]int{},
 		ProducerName:    mp.GetProducerName(),

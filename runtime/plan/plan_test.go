@@ -228,3 +228,51 @@ func TestOverriddenInitializerIsNotFolded(t *testing.T) {
 		t.Errorf("a caller's write reached the folded constant: %v", v)
 	}
 }
+
+// TestRunsThatCannotFitFailBeforeStarting: a peak over MaxMemoryBytes, or
+// one value over MaxTensorBytes, is refused with GORT_TOO_LARGE naming the
+// values, before any node runs.
+func TestRunsThatCannotFitFailBeforeStarting(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 256, 1024) // 1 MiB
+	m.Node("Relu", []string{"x"}, []string{"a"})
+	m.Node("Sigmoid", []string{"a"}, []string{"b"})
+	m.Node("Add", []string{"a", "b"}, []string{"c"})
+	m.Init("shape", tensor.Of([]int{3}, []int64{8, 256, 1024}))
+	m.Node("Expand", []string{"c", "shape"}, []string{"big"}) // 8 MiB
+	m.Output("big", tensor.Float)
+	feeds := map[string]tensor.Value{"x": tensor.New(tensor.Float, 256, 1024)}
+	cases := []struct {
+		name string
+		opts gort.Options
+		want []string
+	}{
+		{"peak over the memory budget", gort.Options{MaxMemoryBytes: 4 << 20}, []string{"at its peak", "big (9.0 MiB)", "c (1.1 MiB)"}},
+		{"one value over the tensor budget", gort.Options{MaxTensorBytes: 4 << 20}, []string{"big", "8.0 MiB", "MaxTensorBytes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := gort.Load(m.Bytes(), &c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Run(context.Background(), feeds)
+			if err == nil || !strings.Contains(err.Error(), "GORT_TOO_LARGE") {
+				t.Fatalf("got %v, want GORT_TOO_LARGE", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v does not say %q", err, w)
+				}
+			}
+		})
+	}
+	// With room, the same run works.
+	s, err := gort.Load(m.Bytes(), &gort.Options{MaxMemoryBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), feeds); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -63,6 +63,9 @@ type Options struct {
 	Registry *op.Registry
 	// MaxFoldElements bounds the constants folded (default 1<<16).
 	MaxFoldElements int
+	// Inputs, when set, replaces the declared types of main-graph inputs
+	// (the shapes of a run's feeds, or symbolic dims bound by the caller).
+	Inputs map[string]graph.Type
 }
 
 // Model infers a decoded model. It never panics on a malformed model: what it
@@ -232,6 +235,9 @@ func (in *inferrer) graph(g *pb.GraphProto, depth int) {
 			continue
 		}
 		t := TypeOf(vi.GetType())
+		if bound, ok := in.opts.Inputs[vi.GetName()]; ok && depth == 0 {
+			t = bound
+		}
 		info := &Info{Type: t}
 		if t.Kind == graph.KindTensor && t.Shape == nil {
 			info.Why = "the graph input declares no shape"

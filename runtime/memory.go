@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"fmt"
+	goruntime "runtime"
+	"sort"
+	"strings"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/shapes"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// wasmAddressSpace is what a wasm32 module can ever address.
+const wasmAddressSpace = 4 << 30
+
+// memoryBudget returns the bytes a run's computed values may take at once:
+// Options.MaxMemoryBytes, or under WebAssembly what is left of the 4 GiB
+// address space (less a margin for kernels' scratch and the Go runtime);
+// 0 means no limit.
+func (s *Session) memoryBudget() int64 {
+	if s.opts.MaxMemoryBytes > 0 {
+		return s.opts.MaxMemoryBytes
+	}
+	if goruntime.GOARCH != "wasm" {
+		return 0
+	}
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	// Buffers parked in the pool count as in use but are the run's to take.
+	return wasmAddressSpace - int64(ms.HeapInuse) + s.pool.Held() - 256<<20
+}
+
+// checkMemory refuses, before anything runs, a run whose values cannot fit:
+// one value over MaxTensorBytes, or a peak of live values over the memory
+// budget. Estimates are cached per plan and input-shape signature.
+func (s *Session) checkMemory(p *plan.Plan, feeds map[string]tensor.Value) error {
+	key := feedSignature(feeds)
+	var est *estimate
+	if v, ok := s.estimates.Load(estimateKey{p, key}); ok {
+		est = v.(*estimate)
+	} else {
+		est = s.estimate(p, feeds)
+		s.estimates.Store(estimateKey{p, key}, est)
+	}
+	if est.tooBig != "" {
+		return errs.New(errs.TooLarge, "%s", est.tooBig).WithTensor(est.tooBigName)
+	}
+	budget := s.memoryBudget()
+	if budget > 0 && est.mem.Peak > budget {
+		return errs.New(errs.TooLarge, "this run needs about %s of memory at its peak (budget %s); the largest values then are %s",
+			plan.FormatBytes(est.mem.Peak), plan.FormatBytes(budget), est.mem.Largest(5))
+	}
+	return nil
+}
+
+type estimateKey struct {
+	p   *plan.Plan
+	sig string
+}
+
+type estimate struct {
+	mem        plan.MemoryEstimate
+	tooBig     string
+	tooBigName string
+}
+
+// estimate infers every value's shape for these feeds and simulates the run.
+func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimate {
+	inputs := map[string]graph.Type{}
+	for name, v := range feeds {
+		if t, ok := v.(*tensor.Tensor); ok {
+			shape := make([]graph.Dim, t.Rank())
+			for i, d := range t.Shape() {
+				shape[i] = graph.Dim{Value: int64(d)}
+			}
+			inputs[name] = graph.Type{Kind: graph.KindTensor, Elem: t.DType(), Shape: shape}
+		}
+	}
+	inf := shapes.Model(s.model.Proto, &shapes.Options{Registry: s.opts.Registry, Inputs: inputs})
+	est := &estimate{}
+	bytesOf := func(name string) (int64, bool) {
+		info := inf.Values[name]
+		if !info.ShapeKnown() || info.Type.Elem == tensor.Undefined {
+			return 0, false
+		}
+		n := int64(1)
+		for _, d := range info.Type.Shape {
+			if !d.Known() {
+				return 0, false
+			}
+			if d.Value > 0 && n > (1<<62)/d.Value {
+				return 1 << 62, true
+			}
+			n *= d.Value
+		}
+		return n * int64(info.Type.Elem.ElemBytes()), true
+	}
+	est.mem = p.Estimate(bytesOf)
+	// A single value over the per-tensor budget fails now rather than
+	// after the nodes before it ran.
+	var over []plan.ValueSize
+	for _, st := range p.Steps {
+		for _, slot := range st.Out {
+			if slot < 0 {
+				continue
+			}
+			if b, ok := bytesOf(p.Names[slot]); ok && b > s.opts.MaxTensorBytes {
+				over = append(over, plan.ValueSize{Name: p.Names[slot], Bytes: b})
+			}
+		}
+	}
+	if len(over) > 0 {
+		sort.Slice(over, func(i, j int) bool { return over[i].Bytes > over[j].Bytes })
+		est.tooBigName = over[0].Name
+		est.tooBig = fmt.Sprintf("this value would take %s, over the per-tensor budget of %s (MaxTensorBytes)",
+			plan.FormatBytes(over[0].Bytes), plan.FormatBytes(s.opts.MaxTensorBytes))
+		if len(over) > 1 {
+			est.tooBig += fmt.Sprintf("; %d more values are over it", len(over)-1)
+		}
+	}
+	return est
+}
+
+// feedSignature identifies the feeds' dtypes and shapes.
+func feedSignature(feeds map[string]tensor.Value) string {
+	names := make([]string, 0, len(feeds))
+	for n := range feeds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(n)
+		if t, ok := feeds[n].(*tensor.Tensor); ok {
+			fmt.Fprintf(&b, ":%d%v", t.DType(), t.Shape())
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
