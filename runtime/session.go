@@ -20,6 +20,7 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -104,6 +105,7 @@ type Session struct {
 	overridePlans sync.Map
 	pool          *exec.Pool
 	estimates     sync.Map // estimateKey → *estimate
+	types         map[string]graph.Type
 }
 
 // IOInfo describes a graph input or output.
@@ -150,6 +152,18 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 		}
 		s.inputByName[in.Name] = info
 	}
+	// Inferred types let the plan prove shapes equal (residual fusion,
+	// no-op Reshape); symbolic dims are bound by FreeDimensionOverrides.
+	declared := map[string]graph.Type{}
+	for _, in := range m.Graph.Inputs {
+		declared[in.Name] = s.override(in.Type)
+	}
+	if o.Optimization != OptimizeDisabled {
+		s.types = map[string]graph.Type{}
+		for name, info := range shapes.Model(m.Proto, &shapes.Options{Registry: o.Registry, Inputs: declared}).Values {
+			s.types[name] = info.Type
+		}
+	}
 	s.plan, err = s.compile(nil)
 	if err != nil {
 		return nil, err
@@ -169,7 +183,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 }
 
 func (s *Session) compile(overridden map[string]bool) (*plan.Plan, error) {
-	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes})
+	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types})
 }
 
 // planFor returns the plan for a run with these feeds.

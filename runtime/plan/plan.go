@@ -54,6 +54,9 @@ type Options struct {
 	// FoldBytes bounds the bytes that constant folding may add to the
 	// session in total; 0 means DefaultFoldBytes.
 	FoldBytes int64
+	// Types are the values' inferred types (package shapes), used by the
+	// rewrites that need shapes (residual fusion, no-op Cast and Reshape).
+	Types map[string]graph.Type
 }
 
 // DefaultFoldBytes is the default bound on folded constants: enough for the
@@ -149,7 +152,7 @@ type compiler struct {
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
-	w := newWorkGraph(g, overridable)
+	w := newWorkGraph(g, overridable, c.opts.Types)
 	rep := Report{Level: c.opts.Level}
 	if c.opts.Level >= Basic {
 		c.removeDead(w, &rep)

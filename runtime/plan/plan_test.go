@@ -155,6 +155,15 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("removed %v, want Identity, Dropout, Cast and the dead Sigmoid", rep.Removed)
 			}
 		}, 0},
+		{"Reshape to the same shape bypassed", func(m *tm.Model) {
+			m.Init("same", tensor.Of([]int{4}, []int64{2, 3, 5, 7}))
+			m.Node("Reshape", []string{"x", "same"}, []string{"r"})
+			m.Node("Relu", []string{"r"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Removed) != 1 {
+				t.Errorf("removed %v, want the Reshape", rep.Removed)
+			}
+		}, 0},
 		{"BatchNormalization folded into Conv", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 4, 3, 3, 2))
 			m.Init("b", randTensor(r, 4))

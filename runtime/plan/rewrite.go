@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
@@ -181,6 +182,8 @@ func (c *compiler) isNoOp(w *workGraph, n *graph.Node) bool {
 		}
 		dt := w.dtypeOf(n.Inputs[0])
 		return dt != tensor.Undefined && dt == tensor.DType(to) && n.NumInputs() == 1
+	case "Reshape":
+		return w.sameKnownShape(n.Inputs[0], n.Outputs[0])
 	}
 	return false
 }
@@ -294,36 +297,69 @@ var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true,
 // (the epilogues are float32).
 var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1}
 
-// fuseActivations merges an activation into the Conv/Gemm/MatMul feeding
-// it, when the kernel says it applies the fusion (op.FusingKernel).
+// fullInputs is the op's input count before an appended residual.
+var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2}
+
+// fuseActivations merges into a Conv/Gemm/MatMul the residual Add and the
+// activation that follow it (either or both), when the kernel says it
+// applies the fusion (op.FusingKernel). A residual must have the output's
+// exact shape, as inferred; it becomes the node's last input, after the
+// op's optional inputs (padded with "").
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
 	idx := w.index()
 	for _, p := range w.nodes {
-		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 {
+		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 || len(p.Inputs) > fullInputs[p.OpType] {
 			continue
 		}
 		if w.dtypeOf(p.Inputs[weightInput[p.OpType]]) != tensor.Float {
 			continue
 		}
-		act := w.soleReader(idx, p.Outputs[0])
-		if act == nil || act.Builder == nil || act.Domain != "" || len(act.Outputs) != 1 || act.Inputs[0] != p.Outputs[0] {
-			continue
-		}
-		f, ok := activation(w, act)
-		if !ok {
-			continue
-		}
-		f.Fused = []string{act.Name}
+		f := &op.Fusion{}
 		merged := *p
-		merged.Outputs = []string{act.Outputs[0]}
+		var absorbed []*graph.Node
+		out := p.Outputs[0]
+		next := w.soleReader(idx, out)
+		if add := next; add != nil && add.OpType == "Add" && add.Domain == "" && add.Version >= 7 && add.Builder != nil && len(add.Inputs) == 2 {
+			other := add.Inputs[0]
+			if other == out {
+				other = add.Inputs[1]
+			}
+			if other != out && w.dtypeOf(other) == tensor.Float && w.sameKnownShape(other, out) {
+				f.Residual = true
+				merged.Inputs = append(slices.Clone(p.Inputs), make([]string, fullInputs[p.OpType]-len(p.Inputs))...)
+				merged.Inputs = append(merged.Inputs, other)
+				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
+				absorbed = append(absorbed, add)
+				out = add.Outputs[0]
+				next = w.soleReader(idx, out)
+			}
+		}
+		if act := next; act != nil && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
+			if a, ok := activation(w, act); ok {
+				f.Activation, f.Alpha, f.Beta = a.Activation, a.Alpha, a.Beta
+				absorbed = append(absorbed, act)
+				out = act.Outputs[0]
+			}
+		}
+		if len(absorbed) == 0 {
+			continue
+		}
+		names := []string{p.Name}
+		for _, n := range absorbed {
+			f.Fused = append(f.Fused, n.Name)
+			names = append(names, n.Name)
+		}
+		merged.Outputs = []string{out}
 		merged.Fused = f
 		if !c.kernelFuses(w, &merged) {
 			continue
 		}
 		w.replace(p, &merged)
-		drop[act] = true
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (%s fused into %s)", p.Name, act.Name, act.OpType, p.OpType))
+		for _, n := range absorbed {
+			drop[n] = true
+		}
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
 	w.remove(drop)
 }

@@ -19,10 +19,12 @@ type workGraph struct {
 	foldedSet map[*tensor.Tensor]bool
 	// outputs are the graph's output names (never renamed or removed).
 	outputs map[string]bool
+	// types are inferred types (Options.Types), possibly incomplete.
+	types map[string]graph.Type
 }
 
-func newWorkGraph(g *graph.Graph, overridable map[string]bool) *workGraph {
-	w := &workGraph{g: g, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}}
+func newWorkGraph(g *graph.Graph, overridable map[string]bool, types map[string]graph.Type) *workGraph {
+	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}}
 	for name, t := range g.Initializers {
 		if !overridable[name] {
 			w.consts[name] = t
@@ -151,5 +153,38 @@ func (w *workGraph) dtypeOf(name string) tensor.DType {
 	if t, ok := w.g.Declared[name]; ok && t.Kind == graph.KindTensor {
 		return t.Elem
 	}
+	if t, ok := w.types[name]; ok && t.Kind == graph.KindTensor {
+		return t.Elem
+	}
 	return tensor.Undefined
+}
+
+// sameKnownShape reports whether two values certainly have the same shape:
+// equal ranks and, per dim, equal sizes or the same symbolic name.
+func (w *workGraph) sameKnownShape(a, b string) bool {
+	sa, oka := w.shapeOf(a)
+	sb, okb := w.shapeOf(b)
+	if !oka || !okb || len(sa) != len(sb) {
+		return false
+	}
+	for i := range sa {
+		if sa[i] != sb[i] || (!sa[i].Known() && sa[i].Param == "") {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *workGraph) shapeOf(name string) ([]graph.Dim, bool) {
+	if t := w.consts[name]; t != nil {
+		d := make([]graph.Dim, t.Rank())
+		for i, v := range t.Shape() {
+			d[i] = graph.Dim{Value: int64(v)}
+		}
+		return d, true
+	}
+	if t, ok := w.types[name]; ok && t.Kind == graph.KindTensor && t.Shape != nil {
+		return t.Shape, true
+	}
+	return nil, false
 }
