@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/exec"
@@ -40,6 +41,12 @@ type Options struct {
 	// largest values). 0 means: under WebAssembly, what is left of the 4 GiB
 	// address space; natively, no limit.
 	MaxMemoryBytes int64
+	// Accelerator, when set, is offered every step of the main graph (the
+	// WebGPU backend); steps it declines run on the CPU, with the reason in
+	// the plan. After a device loss every run uses the CPU.
+	Accelerator plan.Accelerator
+	// Log, when set, receives notable events (a lost device).
+	Log func(msg string)
 	// Optimization selects the plan stage's graph rewrites, as onnxruntime's
 	// graphOptimizationLevel does. The zero value is OptimizeAll.
 	Optimization OptimizationLevel
@@ -106,6 +113,7 @@ type Session struct {
 	pool          *exec.Pool
 	estimates     sync.Map // estimateKey → *estimate
 	types         map[string]graph.Type
+	deviceLost    atomic.Bool
 }
 
 // IOInfo describes a graph input or output.
@@ -158,7 +166,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	for _, in := range m.Graph.Inputs {
 		declared[in.Name] = s.override(in.Type)
 	}
-	if o.Optimization != OptimizeDisabled {
+	if o.Optimization != OptimizeDisabled || o.Accelerator != nil {
 		s.types = map[string]graph.Type{}
 		for name, info := range shapes.Model(m.Proto, &shapes.Options{Registry: o.Registry, Inputs: declared}).Values {
 			s.types[name] = info.Type
@@ -183,7 +191,14 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 }
 
 func (s *Session) compile(overridden map[string]bool) (*plan.Plan, error) {
-	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types})
+	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types, Accelerator: s.opts.Accelerator})
+}
+
+// onDeviceLost switches the session to the CPU for good.
+func (s *Session) onDeviceLost(err error) {
+	if !s.deviceLost.Swap(true) && s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf("gort: the accelerator was lost (%v); this run and later ones use the CPU", err))
+	}
 }
 
 // planFor returns the plan for a run with these feeds.
@@ -301,7 +316,8 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	if err := s.checkMemory(p, feeds); err != nil {
 		return nil, err
 	}
-	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Pool: s.pool})
+	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Pool: s.pool,
+		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost})
 	if err != nil {
 		return nil, err
 	}

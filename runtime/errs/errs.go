@@ -35,6 +35,10 @@ const (
 	Aborted Code = "GORT_ABORTED"
 	// Internal: a bug in gort (a recovered panic). Please report it.
 	Internal Code = "GORT_INTERNAL"
+	// DeviceLost: an accelerator (WebGPU device) went away mid-run. The
+	// executor catches it and reruns on the CPU; it reaches callers only
+	// when no CPU fallback exists.
+	DeviceLost Code = "GORT_DEVICE_LOST"
 )
 
 // Error is the error type of the whole runtime. Node and Tensor name the place

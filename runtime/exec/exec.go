@@ -30,6 +30,11 @@ type Options struct {
 	// Pool, when set, recycles float32 buffers between values whose
 	// lifetimes do not overlap, within and across runs.
 	Pool *Pool
+	// CPUOnly runs every step with its CPU kernel (after a device loss).
+	CPUOnly bool
+	// DeviceLost, when set, is told that an accelerator was lost; the run
+	// then starts over on the CPU.
+	DeviceLost func(error)
 }
 
 // frame is the set of live values of one plan invocation.
@@ -43,6 +48,18 @@ type frame struct {
 // override overridable initializers); only the values in wanted are
 // returned, and only the steps needed for them run.
 func Run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, wanted []string, opts Options) (map[string]tensor.Value, error) {
+	out, err := run(ctx, p, inputs, wanted, opts)
+	if e, ok := err.(*errs.Error); ok && e.Code == errs.DeviceLost && !opts.CPUOnly {
+		if opts.DeviceLost != nil {
+			opts.DeviceLost(err)
+		}
+		opts.CPUOnly = true
+		return run(ctx, p, inputs, wanted, opts)
+	}
+	return out, err
+}
+
+func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, wanted []string, opts Options) (map[string]tensor.Value, error) {
 	r := &runner{ctx: ctx, opts: opts}
 	// A trace may keep the values it sees, so tracing runs recycle nothing.
 	if opts.Pool != nil && opts.Trace == nil {
@@ -76,9 +93,28 @@ func Run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 		if v == nil {
 			return nil, errs.New(errs.Internal, "value was not computed").WithTensor(w)
 		}
+		if rv, ok := v.(tensor.Remote); ok {
+			t, err := rv.Download()
+			if err != nil {
+				return nil, err
+			}
+			v = t
+		}
 		out[w] = v
 	}
+	f.releaseRemotes()
 	return out, nil
+}
+
+// releaseRemotes gives back the device memory of the frame's remaining
+// values (graph outputs, which were downloaded).
+func (f *frame) releaseRemotes() {
+	for i, v := range f.vals {
+		if rv, ok := v.(tensor.Remote); ok {
+			rv.Release()
+			f.vals[i] = nil
+		}
+	}
 }
 
 type runner struct {
@@ -147,6 +183,9 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			r.opts.Trace(st.Node, outs)
 		}
 		for _, s := range st.Free {
+			if rv, ok := f.vals[s].(tensor.Remote); ok {
+				rv.Release()
+			}
 			r.buffers.release(f.vals[s])
 			f.vals[s] = nil
 		}
@@ -179,7 +218,12 @@ func sameSlots(a, b []int) bool {
 // step runs one step, converting panics to errors that name the node.
 func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) {
 	n := st.Node
-	if st.Kernel == nil {
+	kernel := st.Kernel
+	onCPU := st.Device == plan.CPU
+	if !onCPU && r.opts.CPUOnly {
+		kernel, onCPU = st.CPUKernel, true
+	}
+	if kernel == nil {
 		return nil, st.Problem
 	}
 	ins := make([]tensor.Value, len(st.In))
@@ -190,6 +234,14 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 		v := f.vals[s]
 		if v == nil {
 			return nil, errs.New(errs.Internal, "input %q is not available", n.Inputs[i]).WithNode(n.Name)
+		}
+		if rv, ok := v.(tensor.Remote); ok && onCPU {
+			// A device boundary: the CPU step reads a copy.
+			t, err := rv.Download()
+			if err != nil {
+				return nil, errs.AtNode(err, n.Name)
+			}
+			v = t
 		}
 		ins[i] = v
 	}
@@ -218,7 +270,7 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 			err = errs.New(errs.Internal, "%s-%d panicked: %v\n%s", n.OpType, n.Version, p, debug.Stack()).WithNode(n.Name)
 		}
 	}()
-	switch k := st.Kernel.(type) {
+	switch k := kernel.(type) {
 	case op.ValueKernel:
 		outs, err = k.RunValues(ctx, ins)
 		for _, v := range outs {

@@ -118,3 +118,12 @@ func tensorType(k Kind, elem int32, shape *pb.TensorShapeProto) Type {
 	}
 	return t
 }
+
+// TypeOfTensor is the type of a concrete tensor.
+func TypeOfTensor(t *tensor.Tensor) Type {
+	shape := make([]Dim, t.Rank())
+	for i, d := range t.Shape() {
+		shape[i] = Dim{Value: int64(d)}
+	}
+	return Type{Kind: KindTensor, Elem: t.DType(), Shape: shape}
+}

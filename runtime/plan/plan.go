@@ -57,6 +57,8 @@ type Options struct {
 	// Types are the values' inferred types (package shapes), used by the
 	// rewrites that need shapes (residual fusion, no-op Cast and Reshape).
 	Types map[string]graph.Type
+	// Accelerator, when set, is offered every step of the main graph.
+	Accelerator Accelerator
 }
 
 // DefaultFoldBytes is the default bound on folded constants: enough for the
@@ -67,8 +69,21 @@ const DefaultFoldBytes = 1 << 30
 // Device names where a step runs.
 type Device string
 
-// CPU is the only device today; the WebGPU backend will add its own.
+// CPU is the device every step can fall back to.
 const CPU Device = "cpu"
+
+// Accelerator is a device that runs some steps (the WebGPU backend). The
+// plan asks it about every step at compile time; it answers with a kernel
+// or with the reason the step stays on the CPU.
+type Accelerator interface {
+	Device() Device
+	// Kernel builds a kernel for the node (its Consts and Fused are set;
+	// inputs are the inputs' inferred types, Undefined where unknown). The
+	// kernel is an op.ValueKernel: its inputs are CPU tensors or its own
+	// tensor.Remote values, and it returns tensor.Remote values. A nil
+	// kernel comes with the reason.
+	Kernel(n *op.Node, inputs []graph.Type) (kernel any, reason string)
+}
 
 // Step is one node of the plan.
 type Step struct {
@@ -88,6 +103,11 @@ type Step struct {
 	Free []int
 	// Subplans are the compiled graph attributes of the node.
 	Subplans []*Plan
+	// CPUKernel is the CPU kernel of a step placed on an accelerator, for
+	// runs that fall back (a lost device); Reason says why a step is on
+	// the CPU when an accelerator was offered.
+	CPUKernel any
+	Reason    string
 }
 
 // Plan is a compiled graph (the main graph or a subgraph). It is immutable
@@ -149,6 +169,7 @@ func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, err
 type compiler struct {
 	opts   Options
 	budget int64
+	depth  int // 0 for the main graph
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -276,7 +297,9 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 		node.Graphs = make(map[string][]op.Subgraph, len(n.Graphs))
 		for name, subs := range n.Graphs {
 			for _, s := range subs {
+				c.depth++
 				sp, err := c.compile(s.(*graph.Graph), nil)
+				c.depth--
 				if err != nil {
 					return errs.AtNode(err, n.Name)
 				}
@@ -295,6 +318,22 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	}
 	st.Node = &node
 	st.Kernel = k
+	if acc := c.opts.Accelerator; acc != nil && c.depth == 0 {
+		in := make([]graph.Type, len(n.Inputs))
+		for i, name := range n.Inputs {
+			if t := node.Consts[i]; t != nil {
+				in[i] = graph.TypeOfTensor(t)
+			} else if name != "" {
+				in[i] = c.opts.Types[name]
+			}
+		}
+		gk, reason := acc.Kernel(&node.Node, in)
+		if gk != nil {
+			st.CPUKernel, st.Kernel, st.Device = k, gk, acc.Device()
+		} else {
+			st.Reason = reason
+		}
+	}
 	return nil
 }
 

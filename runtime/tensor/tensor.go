@@ -179,3 +179,22 @@ func (t *Tensor) Strings() []string { return t.data.([]string) }
 
 // Data returns the storage slice as []T; it panics if T is not t's storage type.
 func Data[T any](t *Tensor) []T { return t.data.([]T) }
+
+// Remote is a tensor held by an accelerator (a WebGPU buffer): the executor
+// passes it between steps on that device and downloads it for CPU steps and
+// graph outputs. Implementations embed RemoteValue.
+type Remote interface {
+	Value
+	DType() DType
+	Shape() []int
+	// Download copies the data to a CPU tensor.
+	Download() (*Tensor, error)
+	// Release gives the device memory back; the value is dead after it.
+	Release()
+}
+
+// RemoteValue makes a type outside this package a Value (embed it in a
+// Remote implementation).
+type RemoteValue struct{}
+
+func (RemoteValue) isValue() {}
