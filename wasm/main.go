@@ -70,6 +70,8 @@ func main() {
 	api.Set("release", syncFunc(release))
 	api.Set("memory", syncFunc(memory))
 	api.Set("ops", syncFunc(ops))
+	api.Set("inspect", asyncFunc(inspect))
+
 	js.Global().Get(key).Invoke(api)
 	select {}
 }
@@ -184,47 +186,13 @@ func load(args []js.Value) (func() (any, error), error) {
 	if err != nil {
 		return nil, err
 	}
-	var opts runtime.Options
 	var o js.Value
 	if len(args) > 1 {
 		o = args[1]
 	}
-	if v := jsval.Get(o, "freeDimensionOverrides"); !jsval.IsNullish(v) {
-		m, err := jsval.IntMap(v)
-		if err != nil {
-			return nil, argErr("freeDimensionOverrides: %v", err)
-		}
-		for k, n := range m {
-			if n < 0 {
-				return nil, argErr("freeDimensionOverrides: %q must be ≥ 0, got %d", k, n)
-			}
-		}
-		opts.FreeDimensionOverrides = m
-	}
-	if v := jsval.Get(o, "externalData"); !jsval.IsNullish(v) {
-		if !jsval.IsArray(v) {
-			return nil, argErr("externalData must be an array of {path, data}, got %s", jsval.Describe(v))
-		}
-		opts.ExternalData = map[string][]byte{}
-		for i := 0; i < v.Length(); i++ {
-			e := v.Index(i)
-			p := jsval.Get(e, "path")
-			if p.Type() != js.TypeString {
-				return nil, argErr("externalData[%d].path must be a string", i)
-			}
-			b, err := copyBytes(jsval.Get(e, "data"), fmt.Sprintf("externalData[%d].data", i))
-			if err != nil {
-				return nil, err
-			}
-			opts.ExternalData[p.String()] = b
-		}
-	}
-	if v := jsval.Get(o, "maxTensorBytes"); !jsval.IsNullish(v) {
-		n, err := jsval.Int(v)
-		if err != nil || n <= 0 {
-			return nil, argErr("maxTensorBytes must be a positive integer")
-		}
-		opts.MaxTensorBytes = n
+	opts, err := sessionOptions(o)
+	if err != nil {
+		return nil, err
 	}
 	return func() (any, error) {
 		s, err := runtime.Load(model, &opts)
@@ -477,4 +445,47 @@ func copyBytes(v js.Value, what string) ([]byte, error) {
 	b := make([]byte, v.Get("byteLength").Int())
 	js.CopyBytesToGo(b, v)
 	return b, nil
+}
+
+// sessionOptions reads the options of load (and of inspect).
+func sessionOptions(o js.Value) (runtime.Options, error) {
+	var opts runtime.Options
+	if v := jsval.Get(o, "freeDimensionOverrides"); !jsval.IsNullish(v) {
+		m, err := jsval.IntMap(v)
+		if err != nil {
+			return opts, argErr("freeDimensionOverrides: %v", err)
+		}
+		for k, n := range m {
+			if n < 0 {
+				return opts, argErr("freeDimensionOverrides: %q must be ≥ 0, got %d", k, n)
+			}
+		}
+		opts.FreeDimensionOverrides = m
+	}
+	if v := jsval.Get(o, "externalData"); !jsval.IsNullish(v) {
+		if !jsval.IsArray(v) {
+			return opts, argErr("externalData must be an array of {path, data}, got %s", jsval.Describe(v))
+		}
+		opts.ExternalData = map[string][]byte{}
+		for i := 0; i < v.Length(); i++ {
+			e := v.Index(i)
+			p := jsval.Get(e, "path")
+			if p.Type() != js.TypeString {
+				return opts, argErr("externalData[%d].path must be a string", i)
+			}
+			b, err := copyBytes(jsval.Get(e, "data"), fmt.Sprintf("externalData[%d].data", i))
+			if err != nil {
+				return opts, err
+			}
+			opts.ExternalData[p.String()] = b
+		}
+	}
+	if v := jsval.Get(o, "maxTensorBytes"); !jsval.IsNullish(v) {
+		n, err := jsval.Int(v)
+		if err != nil || n <= 0 {
+			return opts, argErr("maxTensorBytes must be a positive integer")
+		}
+		opts.MaxTensorBytes = n
+	}
+	return opts, nil
 }

@@ -93,9 +93,32 @@ func toJS(rv reflect.Value) js.Value {
 			return jv
 		}
 		o := object.New()
+		setFields(o, rv)
+		return o
+	}
+	panic(fmt.Sprintf("jsval: cannot convert %s to JavaScript", rv.Type()))
+}
+
+// setFields sets a struct's exported fields on o; an untagged embedded
+// struct's fields are set as the outer struct's own (as encoding/json does).
+func setFields(o js.Value, rv reflect.Value) {
+	{
 		t := rv.Type()
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
+			if f.Anonymous && f.Tag == "" {
+				inner := rv.Field(i)
+				if inner.Kind() == reflect.Pointer {
+					if inner.IsNil() {
+						continue
+					}
+					inner = inner.Elem()
+				}
+				if inner.Kind() == reflect.Struct {
+					setFields(o, inner)
+					continue
+				}
+			}
 			if !f.IsExported() {
 				continue
 			}
@@ -109,13 +132,16 @@ func toJS(rv reflect.Value) js.Value {
 			}
 			o.Set(name, toJS(fv))
 		}
-		return o
 	}
-	panic(fmt.Sprintf("jsval: cannot convert %s to JavaScript", rv.Type()))
 }
 
+// fieldName reads the js tag, or else the json tag (for report types shared
+// with the CLI's JSON output).
 func fieldName(f reflect.StructField) (name string, omitEmpty bool) {
 	tag := f.Tag.Get("js")
+	if tag == "" {
+		tag = f.Tag.Get("json")
+	}
 	if tag == "" {
 		return f.Name, false
 	}
