@@ -61,6 +61,11 @@ func main() {
 		return
 	}
 	key := os.Args[1]
+	// wasm32 cannot grow past 4 GiB, and growing fails for good: a soft
+	// limit below it makes the collector work harder as memory fills
+	// instead of letting garbage push the heap into the ceiling. Runs that
+	// cannot fit are refused before they start (runtime.Options.MaxMemoryBytes).
+	debug.SetMemoryLimit(3<<30 + 512<<20)
 	api := js.Global().Get("Object").New()
 	api.Set("version", version)
 	api.Set("load", asyncFunc(load))
