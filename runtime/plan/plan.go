@@ -182,6 +182,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 		c.removeDead(w, &rep)
 	}
 	if c.opts.Level >= Extended {
+		c.removeCastPairs(w, &rep)
 		c.foldBatchNorm(w, &rep)
 		c.fuseActivations(w, &rep)
 		c.removeDead(w, &rep)

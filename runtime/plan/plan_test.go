@@ -155,6 +155,18 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("removed %v, want Identity, Dropout, Cast and the dead Sigmoid", rep.Removed)
 			}
 		}, 0},
+		{"float16 Cast pair around exact ops removed", func(m *tm.Model) {
+			m.Node("Cast", []string{"x"}, []string{"h"}, tm.Int("to", int64(tensor.Float16)))
+			m.Node("Cast", []string{"h"}, []string{"f"}, tm.Int("to", int64(tensor.Float)))
+			m.Node("Relu", []string{"f"}, []string{"r"})
+			m.Node("MaxPool", []string{"r"}, []string{"p"}, tm.Ints("kernel_shape", 2, 3))
+			m.Node("Cast", []string{"p"}, []string{"h2"}, tm.Int("to", int64(tensor.Float16)))
+			m.Node("Cast", []string{"h2"}, []string{"y"}, tm.Int("to", int64(tensor.Float)))
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Removed) != 2 {
+				t.Errorf("removed %v, want the middle Cast pair", rep.Removed)
+			}
+		}, 0},
 		{"Reshape to the same shape bypassed", func(m *tm.Model) {
 			m.Init("same", tensor.Of([]int{4}, []int64{2, 3, 5, 7}))
 			m.Node("Reshape", []string{"x", "same"}, []string{"r"})

@@ -451,3 +451,75 @@ func (w *workGraph) freshName(base string) string {
 	}
 	return name
 }
+
+// roundingExact are ops whose float32 result, rounded to float16 or
+// bfloat16, equals the op computed on the rounded inputs: they only select,
+// move or negate values. Only their input 0 may carry the chain.
+var roundingExact = map[string]bool{
+	"Relu": true, "MaxPool": true, "Neg": true, "Abs": true, "Identity": true, "Reshape": true,
+	"Transpose": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
+}
+
+// removeCastPairs drops Cast(x: half → float) … Cast(→ half) pairs around
+// a chain of rounding-exact ops, so the chain runs on the half values:
+// the results are bit-identical (float16 and bfloat16 are stored as
+// float32 and rounded after every op).
+func (c *compiler) removeCastPairs(w *workGraph, rep *Report) {
+	idx := w.index()
+	drop := map[*graph.Node]bool{}
+	for _, up := range w.nodes {
+		if drop[up] || !isCast(up, tensor.Float) {
+			continue
+		}
+		half := w.dtypeOf(up.Inputs[0])
+		if half != tensor.Float16 && half != tensor.BFloat16 {
+			continue
+		}
+		var chain []*graph.Node
+		cur := up.Outputs[0]
+		var down *graph.Node
+		for {
+			next := w.soleReader(idx, cur)
+			if next == nil || drop[next] || next.Inputs[0] != cur {
+				break
+			}
+			if isCast(next, half) {
+				down = next
+				break
+			}
+			if !roundingExact[next.OpType] || next.Domain != "" || len(next.Outputs) != 1 {
+				break
+			}
+			chain = append(chain, next)
+			cur = next.Outputs[0]
+		}
+		if down == nil || w.outputs[down.Outputs[0]] || idx.bySubgraph[down.Outputs[0]] {
+			continue
+		}
+		if len(chain) == 0 {
+			w.rename(down.Outputs[0], up.Inputs[0])
+		} else {
+			first := *chain[0]
+			first.Inputs = slices.Clone(first.Inputs)
+			first.Inputs[0] = up.Inputs[0]
+			first.Reads = replaceUnique(slices.Clone(first.Reads), up.Outputs[0], up.Inputs[0])
+			w.replace(chain[0], &first)
+			last := chain[len(chain)-1]
+			if last == chain[0] {
+				last = &first
+			}
+			w.rename(down.Outputs[0], last.Outputs[0])
+		}
+		drop[up], drop[down] = true, true
+		rep.Removed = append(rep.Removed, up.Name, down.Name)
+	}
+	w.remove(drop)
+}
+
+func isCast(n *graph.Node, to tensor.DType) bool {
+	if n.OpType != "Cast" || n.Domain != "" || n.Builder == nil || len(n.Inputs) != 1 || len(n.Outputs) != 1 {
+		return false
+	}
+	t, err := n.Int("to", 0)
+	return err == nil && tensor.DType(t) == to
+}
