@@ -36,39 +36,58 @@ export const env = {
 
 const hasScheme = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s);
 
-// Vite's dev server serves dependencies pre-bundled from
-// node_modules/.vite/deps/<name>.js without their other files, so
+// Vite's dev server serves dependencies pre-bundled into
+// node_modules/.vite/deps/<file>.js without their other files, so
 // new URL('./gort.wasm', import.meta.url) there points at nothing (vitejs/vite
-// #8427). The package's own files are still served from
-// /node_modules/<name>/dist/: viteDevDist returns that directory's URL when
-// this module was loaded that way, else null.
-export function viteDevDist() {
-  let u;
-  try { u = platform.moduleUrl(); } catch { return null; }
-  const m = typeof u === 'string' && /^(https?:\/\/[^/]+)(\/.*)?\/node_modules\/\.vite\/deps(?:_[^/]*)?\/([^/?#]+)\.js(?:[?#]|$)/.exec(u);
-  if (!m) return null;
-  let name = m[3];
-  if (name.startsWith('@')) name = name.replace('_', '/'); // @scope_pkg → @scope/pkg
-  return `${m[1]}${m[2] || ''}/node_modules/${name}/dist/`;
+// #8427), and gort may be inlined into a library's pre-bundle under that
+// library's name. The package's own files are still served from
+// /node_modules/<name>/dist/, and the pre-bundle's source map lists the
+// dist/gort.mjs it was made from: viteDevDirs resolves to the URLs of those
+// dist/ directories (the pre-bundle's name as a last guess), or to [] when
+// this module was not loaded that way.
+const VITE_DEPS = /^(https?:\/\/[^/]+)((?:\/[^?#]*)?)\/node_modules\/\.vite\/deps(?:_[^/?#]*)?\/([^/?#]+)\.js(?:[?#]|$)/;
+let viteDirs = null;
+export function viteDevDirs() {
+  if (viteDirs) return viteDirs;
+  viteDirs = (async () => {
+    let u;
+    try { u = platform.moduleUrl(); } catch { return []; }
+    const m = typeof u === 'string' && VITE_DEPS.exec(u);
+    if (!m) return [];
+    const file = u.replace(/[?#].*$/, '');
+    const dirs = [];
+    try {
+      const r = await fetch(file + '.map');
+      if (r.ok) {
+        const map = await r.json();
+        for (const src of map.sources || []) {
+          if (/(^|\/)dist\/gort\.mjs$/.test(src)) dirs.push(new URL('.', new URL(src, new URL(map.sourceRoot || '', file))).href);
+        }
+      }
+    } catch { /* no map: the guess below */ }
+    let name = m[3];
+    if (name.startsWith('@')) name = name.replace('_', '/'); // @scope_pkg → @scope/pkg
+    dirs.push(`${m[1]}${m[2]}/node_modules/${name}/dist/`);
+    return [...new Set(dirs)];
+  })();
+  return viteDirs;
 }
 
 /**
  * Where gort.wasm is looked for, in order: env.wasmBinary's bytes
  * ({bytes}), else the URLs or Node paths to try ({urls}). With
  * env.wasmPaths set, only that; otherwise the file next to the entry (as
- * the bundler emitted it), and under Vite's dev server the package's own copy.
+ * the bundler emitted it), under Vite's dev server the package's own copy first.
  */
-export function wasmSource() {
+export async function wasmSource() {
   const b = env.wasm.wasmBinary !== undefined ? env.wasm.wasmBinary : env.wasmBinary;
   if (b !== undefined && b !== null) return { bytes: toBytes(b, 'env.wasmBinary') };
   const paths = env.wasm.wasmPaths !== undefined ? env.wasm.wasmPaths : env.wasmPaths;
   if (paths === undefined || paths === null || paths === '') {
-    const urls = [];
-    const dev = viteDevDist();
+    const urls = (await viteDevDirs()).map((d) => d + 'gort.wasm');
     let u;
     try { u = platform.wasmUrl(); } catch { u = undefined; }
     if (u) urls.push(String(u));
-    if (dev) urls.push(dev + 'gort.wasm');
     if (!urls.length) {
       throw gortError(ErrorCode.WASM_FETCH, 'cannot tell where gort.wasm is: set gort.env.wasmPaths to the URL of the directory holding it, or gort.env.wasmBinary to its bytes');
     }
@@ -87,9 +106,9 @@ export function wasmSource() {
 }
 
 /** Starts the proxy worker: the entry's bundler-visible one, or under Vite's dev server the package's own file. */
-export function startWorker() {
-  const dev = viteDevDist();
-  if (dev) return new Worker(dev + 'gort.worker.mjs', { type: 'module', name: 'gort' });
+export async function startWorker() {
+  const dev = await viteDevDirs();
+  if (dev.length) return new Worker(dev[0] + 'gort.worker.mjs', { type: 'module', name: 'gort' });
   if (!platform.newWorker) throw gortError(ErrorCode.INVALID_ARGUMENT, 'env.wasm.proxy: this build of gort has no worker file');
   return platform.newWorker();
 }

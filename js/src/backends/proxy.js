@@ -30,14 +30,20 @@ export function proxyBackend() {
   }
 
   function ensure() {
-    if (ready) return ready;
-    let src;
-    try {
-      src = wasmSource();
-      worker = startWorker();
-    } catch (e) {
-      return Promise.reject(e);
+    if (!ready) {
+      ready = start();
+      ready.catch(() => {
+        ready = null;
+        if (worker) worker.terminate();
+        worker = null;
+      });
     }
+    return ready;
+  }
+
+  async function start() {
+    const src = await wasmSource();
+    worker = await startWorker();
     worker.onmessage = (ev) => {
       const m = ev.data;
       const p = pending.get(m.id);
@@ -51,9 +57,7 @@ export function proxyBackend() {
     };
     worker.onmessageerror = () => fail(gortError(ErrorCode.INTERNAL, 'the gort proxy worker sent an unreadable message'));
     // The worker gets its own copy of the binary override (it may be reused here).
-    ready = post({ type: 'init', urls: src.urls || null, wasmBinary: src.bytes ? src.bytes.slice() : null });
-    ready.catch(() => { ready = null; });
-    return ready;
+    await post({ type: 'init', urls: src.urls || null, wasmBinary: src.bytes ? src.bytes.slice() : null });
   }
 
   return {

@@ -49,7 +49,7 @@ async function instantiateFrom(urls, importObject) {
 
 /**
  * wasmBackend(source) → a backend (see backends/index.js) running gort.wasm
- * here. source() gives {bytes} or {urls} (env.js's wasmSource); it is read
+ * here. source() gives (a promise of) {bytes} or {urls} (env.js's wasmSource); it is read
  * when the instance starts.
  */
 export function wasmBackend(source) {
@@ -63,7 +63,7 @@ export function wasmBackend(source) {
   }
 
   async function instantiate() {
-    const src = source();
+    const src = await source();
     if (src.bytes) {
       if (!isWasm(src.bytes)) throw gortError(ErrorCode.WASM_FETCH, 'env.wasmBinary is not WebAssembly (it should be the bytes of gort.wasm)');
       return (await WebAssembly.instantiate(src.bytes, go0().importObject)).instance;
