@@ -160,7 +160,9 @@ function serve(root) {
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
 }
 
-test('bundlers: Vite 5 (build and dev server), webpack 5, esbuild and Rollup apps run gort in Chromium with no wasmPaths', { timeout: 300000 }, async (t) => {
+test('bundlers: Vite 5 (build and dev server), webpack 5, esbuild and Rollup apps run gort in Chromium with no wasmPaths', {
+  timeout: 300000, skip: process.env.GORT_SKIP_BROWSER === '1' && 'GORT_SKIP_BROWSER=1',
+}, async (t) => {
   await stat(CHROMIUM);
   const t0 = Date.now();
   const dirs = await buildAll();
