@@ -442,6 +442,14 @@ test('float16 and bfloat16 conversions round to nearest, ties to even', () => {
   assert.deepEqual([...new Tensor('bfloat16', [1 + 3 * 2 ** -8], [1]).data], [0x3f82]);
 });
 
+test('ErrorCode holds runtime/errs\'s codes, plus the JS loader\'s own GORT_WASM_FETCH', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const goSrc = await readFile(join(ROOT, 'runtime', 'errs', 'errs.go'), 'utf8');
+  const goCodes = [...goSrc.matchAll(/Code = "(GORT_[A-Z_]+)"/g)].map((m) => m[1]);
+  assert.ok(goCodes.length >= 9, `found ${goCodes.length} codes in errs.go`);
+  assert.deepEqual(Object.values(ErrorCode).filter((c) => c !== 'GORT_WASM_FETCH').sort(), goCodes.sort());
+});
+
 test('every stable error code is exported', () => {
   assert.deepEqual(Object.values(ErrorCode).sort(), ['GORT_ABORTED', 'GORT_BAD_MODEL', 'GORT_EXTERNAL_DATA', 'GORT_INTERNAL',
     'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP', 'GORT_WASM_FETCH']);
