@@ -8,6 +8,7 @@
 #   (b) API tests: options, dtypes, error codes, abort   test/api.test.mjs
 #   (c) the browser test (ESM, <script>, proxy Worker)   test/browser.test.mjs
 #   (d) the Node CLI against the native cmd/gort          test/cli.test.mjs
+#       and the build's module bundler                   test/concat.test.mjs
 #   (e) the packed tarball in a fresh app: Vite 5 (build and dev server),
 #       webpack 5, esbuild and Rollup apps in Chromium; the onnxruntime
 #       drop-in fixture; tsc --noEmit on the types      test/bundlers.test.mjs
@@ -42,7 +43,7 @@ if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]];
     || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
 fi
 
-files=(test/api.test.mjs test/conformance.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
+files=(test/api.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.
