@@ -106,6 +106,11 @@ test('drop-in: a library written for onnxruntime-node runs on gort in Node (ESM 
     const { stdout } = await sh(process.execPath, [f]);
     assert.deepEqual(JSON.parse(stdout), WANT_LIB, f);
   }
+  // onnxruntime-web's subpath entries ('onnxruntime-web/webgpu', ...) are gort too.
+  const { stdout } = await sh(process.execPath, ['--input-type=module', '-e',
+    "for (const s of ['onnxruntime-web/webgpu', 'onnxruntime-web/wasm', 'onnxruntime-web/all']) console.log((await import(s)).env.versions.gort);"]);
+  const { version } = JSON.parse(await readFile(join(JS, 'package.json'), 'utf8'));
+  assert.deepEqual(stdout.trim().split('\n'), [version, version, version]);
 });
 
 test('types: index.d.ts checks with tsc --noEmit against a typed usage file', async () => {
