@@ -132,8 +132,9 @@ JS
   cat "$BODY"
   cat <<JS
 ${COMMON}
-platform.wasmUrl = () => require('url').pathToFileURL(require('path').join(__dirname, 'gort.wasm')).href;
-platform.moduleUrl = () => require('url').pathToFileURL(__filename).href;
+// A plain file path (no require of Node built-ins here, so that a bundler
+// that meets this file does not fail on them).
+platform.wasmUrl = () => __dirname + '/gort.wasm';
 module.exports = gort;
 module.exports.default = gort;
 JS
