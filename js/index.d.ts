@@ -69,7 +69,8 @@ export interface ValueMetadata {
 /** The stable error codes carried as `error.code`. */
 export type ErrorCodeValue =
   | 'GORT_BAD_MODEL' | 'GORT_UNSUPPORTED_OP' | 'GORT_INVALID_FEED' | 'GORT_INVALID_ARGUMENT'
-  | 'GORT_TOO_LARGE' | 'GORT_EXTERNAL_DATA' | 'GORT_RUNTIME' | 'GORT_ABORTED' | 'GORT_INTERNAL';
+  | 'GORT_TOO_LARGE' | 'GORT_EXTERNAL_DATA' | 'GORT_RUNTIME' | 'GORT_ABORTED' | 'GORT_INTERNAL'
+  | 'GORT_WASM_FETCH';
 
 export declare const ErrorCode: {
   readonly BAD_MODEL: 'GORT_BAD_MODEL';
@@ -81,6 +82,8 @@ export declare const ErrorCode: {
   readonly RUNTIME: 'GORT_RUNTIME';
   readonly ABORTED: 'GORT_ABORTED';
   readonly INTERNAL: 'GORT_INTERNAL';
+  /** gort.wasm could not be fetched or is not WebAssembly; the message names each URL tried. */
+  readonly WASM_FETCH: 'GORT_WASM_FETCH';
 };
 
 /** Every error gort rejects with is an Error with these extra fields. */
@@ -90,13 +93,31 @@ export interface GortError extends Error {
   node?: string;
   /** The input, output or value the error is about, when there is one. */
   tensor?: string;
+  /** GORT_WASM_FETCH: the URLs (or Node paths) gort.wasm was looked for at. */
+  urls?: string[];
+}
+
+/**
+ * What run() takes as a tensor: gort's Tensor or any object of that shape,
+ * such as a tensor made by onnxruntime-common (data on the CPU).
+ */
+export interface TensorLike {
+  readonly type: string;
+  readonly dims: readonly number[];
+  readonly data: unknown;
+  readonly location?: string;
 }
 
 export declare namespace InferenceSession {
-  type ExecutionProvider = 'wasm' | 'cpu' | { name: 'wasm' | 'cpu' };
+  /** gort provides 'wasm' (alias 'cpu'); onnxruntime's other names are accepted and skipped with a reason. */
+  type ExecutionProvider = 'wasm' | 'cpu' | 'webgpu' | 'webgl' | 'webnn' | (string & {}) | { readonly name: string; readonly [key: string]: unknown };
 
   interface SessionOptions {
-    /** Preference order; gort provides 'wasm' (alias 'cpu'). Unknown names are an error listing the valid ones. */
+    /**
+     * Tried in order: the first that can serve runs the session. When none can, create() rejects
+     * with each one's reason (code GORT_INVALID_ARGUMENT, or the code of a backend that failed to
+     * start, such as GORT_WASM_FETCH).
+     */
     executionProviders?: readonly ExecutionProvider[];
     /** Fixes symbolic dims by name, e.g. {batch_size: 1}. */
     freeDimensionOverrides?: Readonly<Record<string, number>>;
@@ -106,8 +127,8 @@ export declare namespace InferenceSession {
     logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
     /** Download progress when the model is given as a URL. */
     onProgress?: (loaded: number, total: number) => void;
-    /** Accepted and ignored (onnxruntime-web compatibility). */
-    graphOptimizationLevel?: string;
+    /** Which graph rewrites run at load, as onnxruntime's levels (default 'all'). Another value is GORT_INVALID_ARGUMENT. */
+    graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
     [key: string]: unknown;
   }
 
@@ -117,7 +138,7 @@ export declare namespace InferenceSession {
     [key: string]: unknown;
   }
 
-  type FeedsType = Record<string, OnnxValue>;
+  type FeedsType = Record<string, OnnxValue | TensorLike | readonly TensorLike[]>;
   type FetchesType = readonly string[] | Record<string, unknown>;
   type ReturnType = Record<string, OnnxValue>;
 }
@@ -154,6 +175,8 @@ export interface Env {
     /** How often (ms) a run gives the event loop a turn (abort latency vs. overhead). Default 10. */
     yieldIntervalMs: number;
   };
+  /** onnxruntime-web's WebGPU settings: accepted, unused (gort has no WebGPU backend yet). */
+  webgpu: Record<string, unknown>;
   readonly versions: { gort: string };
 }
 

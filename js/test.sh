@@ -7,8 +7,15 @@
 #       held to testdata/conformance/manifest.txt        test/conformance.test.mjs
 #   (b) API tests: options, dtypes, error codes, abort   test/api.test.mjs
 #   (c) the browser test (ESM, <script>, proxy Worker)   test/browser.test.mjs
-#   (d) npm pack + install into a fresh project          test/pack.sh
-# GORT_SKIP_BROWSER=1 skips (c) where no chromium can be installed.
+#   (d) the Node CLI against the native cmd/gort          test/cli.test.mjs
+#       and the build's module bundler                   test/concat.test.mjs
+#   (e) the packed tarball in a fresh app: Vite 5 (build and dev server),
+#       webpack 5, esbuild and Rollup apps in Chromium; the onnxruntime
+#       drop-in fixture; tsc --noEmit on the types      test/bundlers.test.mjs
+#       (installs those npm packages into a temporary directory)
+#   (f) npm pack + install into a fresh project          test/pack.sh
+# GORT_SKIP_BROWSER=1 skips (c) and (e)'s Chromium part where no chromium can
+# be installed.
 set -euo pipefail
 export GOTOOLCHAIN=auto
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
@@ -36,7 +43,7 @@ if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]];
     || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
 fi
 
-files=(test/api.test.mjs test/conformance.test.mjs)
+files=(test/api.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.

@@ -182,7 +182,8 @@ func argErr(format string, a ...any) error {
 }
 
 // load(model: Uint8Array, options) → Promise<{id, inputs, overridable, outputs, unsupported}>.
-// options: {freeDimensionOverrides?: {name: n}, externalData?: [{path, data: Uint8Array}], maxTensorBytes?: n}.
+// options: {freeDimensionOverrides?: {name: n}, externalData?: [{path, data: Uint8Array}], maxTensorBytes?: n,
+// graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all'}.
 func load(args []js.Value) (func() (any, error), error) {
 	if len(args) < 1 {
 		return nil, argErr("load needs the model bytes")
@@ -484,6 +485,16 @@ func sessionOptions(o js.Value) (runtime.Options, error) {
 			}
 			opts.ExternalData[p.String()] = b
 		}
+	}
+	if v := jsval.Get(o, "graphOptimizationLevel"); !jsval.IsNullish(v) {
+		if v.Type() != js.TypeString {
+			return opts, argErr("graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got %s", jsval.Describe(v))
+		}
+		level, err := runtime.ParseOptimizationLevel(v.String())
+		if err != nil {
+			return opts, err
+		}
+		opts.Optimization = level
 	}
 	if v := jsval.Get(o, "maxTensorBytes"); !jsval.IsNullish(v) {
 		n, err := jsval.Int(v)

@@ -185,6 +185,10 @@ func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
 		for i := range d {
 			d[i] = r.Float32()*2 - 1
 		}
+		// float16 and bfloat16 are stored as float32: hold them to values
+		// of their own type, as a real feed would be (and as gort's JS CLI,
+		// which must produce the same inputs, can only send them).
+		tensor.RoundTo(in.Type.Elem, d)
 	case []float64:
 		for i := range d {
 			d[i] = r.Float64()*2 - 1

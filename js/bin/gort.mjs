@@ -1,86 +1,59 @@
 #!/usr/bin/env node
-// gort's Node command line (skeleton; the model-checks issue grows it).
+// gort's Node command line.
 //
 //   gort run model.onnx [--seed N] [--dim name=value ...]
 //
-// runs the model once on random inputs (fixed seed, so runs are comparable
-// across machines and with native `go run ./cmd/gort`) and prints each
-// output's name, type, dims and a checksum (the sum of its elements).
+// runs the model once on random inputs and prints each output's name, type,
+// dims and checksum (the sum of its elements) in the format of the native
+// CLI (`go run ./cmd/gort run model.onnx`), on the same inputs: each input
+// is filled from its own math/rand/v2 PCG(seed, 2) stream (seed 1 by default,
+// as cmd/gort's PCG(1, 2)) exactly as cmd/gort's randomTensor does, so the
+// two print the same lines for the same model (js/test/cli.test.mjs checks).
+// Values are read with the library's own conversions (float16, bfloat16).
 import gort from '../dist/gort.mjs';
+import { PCG, formatG6 } from './gocompat.mjs';
 
 const usage = () => {
   console.error('usage: gort run model.onnx [--seed N] [--dim name=value ...]');
   process.exit(2);
 };
 
-// mulberry32: a small deterministic PRNG.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function f32ToF16(v) {
-  const f = new Float32Array([v]);
-  const x = new Uint32Array(f.buffer)[0];
-  const sign = (x >>> 16) & 0x8000;
-  const e = ((x >>> 23) & 0xff) - 127 + 15;
-  const m = x & 0x7fffff;
-  if (e <= 0) return sign;
-  if (e >= 31) return sign | 0x7c00;
-  return sign | (e << 10) | (m >>> 13);
-}
-function f16ToF32(h) {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >>> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
-
-function randomTensor(meta, next, dimOverrides) {
-  const dims = (meta.shape || [1]).map((d) => (typeof d === 'number' && d >= 0 ? d : (dimOverrides[d] ?? 1)));
+// cmd/gort's randomTensor: float32/float64 (and float16/bfloat16, rounded)
+// uniform in [-1, 1), int64/int32 in [0, 4), bool fair; every other type
+// stays zero (empty strings).
+function randomTensor(meta, seed, dimOverrides) {
+  const dims = (meta.shape || []).map((d) => (typeof d === 'number' && d >= 0 ? d : (dimOverrides[d] ?? 1)));
   const n = dims.reduce((a, b) => a * b, 1);
+  const r = new PCG(seed, 2);
   const t = meta.type;
   let data;
   switch (t) {
-    case 'float32': case 'float64': case 'complex64': case 'complex128': {
-      const C = t === 'float32' || t === 'complex64' ? Float32Array : Float64Array;
-      data = C.from({ length: n * (t.startsWith('complex') ? 2 : 1) }, () => next() * 2 - 1);
-      break;
-    }
-    case 'float16': data = Uint16Array.from({ length: n }, () => f32ToF16(next() * 2 - 1)); break;
-    case 'bfloat16': data = Uint16Array.from({ length: n }, () => (new Uint32Array(new Float32Array([next() * 2 - 1]).buffer)[0] >>> 16)); break;
-    case 'int64': data = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(next() * 10))); break;
-    case 'uint64': data = BigUint64Array.from({ length: n }, () => BigInt(Math.floor(next() * 10))); break;
-    case 'bool': data = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0)); break;
-    case 'string': data = Array.from({ length: n }, () => `s${Math.floor(next() * 100)}`); break;
-    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32': {
-      const C = { int8: Int8Array, int16: Int16Array, int32: Int32Array, uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array }[t];
-      data = C.from({ length: n }, () => Math.floor(next() * 10));
-      break;
-    }
-    default:
-      throw new Error(`input ${meta.name}: random ${t} inputs are not supported yet`);
+    case 'float32': data = Float32Array.from({ length: n }, () => Math.fround(r.float32() * 2 - 1)); break;
+    // float16/bfloat16: the same float32 draws, rounded to the type (ties to even) by the library.
+    case 'float16': data = Uint16Array.from({ length: n }, () => gort._convert.toFloat16Bits(Math.fround(r.float32() * 2 - 1))); break;
+    case 'bfloat16': data = Uint16Array.from({ length: n }, () => gort._convert.toBfloat16Bits(Math.fround(r.float32() * 2 - 1))); break;
+    case 'float64': data = Float64Array.from({ length: n }, () => r.float64() * 2 - 1); break;
+    case 'int64': data = BigInt64Array.from({ length: n }, () => r.intNPow2(4)); break;
+    case 'int32': data = Int32Array.from({ length: n }, () => Number(r.intNPow2(4))); break;
+    case 'bool': data = Uint8Array.from({ length: n }, () => Number(r.intNPow2(2))); break;
+    case 'string': data = Array.from({ length: n }, () => ''); break;
+    default: data = new Array(n * (t === 'complex64' || t === 'complex128' ? 2 : 1)).fill(0);
   }
   return new gort.Tensor(t, data, dims);
 }
 
-function checksum(v) {
-  if (v === null) return 'none';
-  if (Array.isArray(v)) return `[${v.map(checksum).join(', ')}]`;
+// The sum of a tensor's elements in float64, in order, as cmd/gort's
+// checksum (0 where it has no numeric value: strings, and bools, which
+// tensor.Float64s does not read).
+function checksum(t) {
+  if (t.type === 'bool' || t.type === 'string') return 0;
   let s = 0;
-  if (v.type === 'string') return `${v.data.join('').length} chars`;
-  if (v.type === 'float16') for (const h of v.data) s += f16ToF32(h);
-  else if (v.type === 'bfloat16') for (const h of v.data) s += new Float32Array(new Uint32Array([h << 16]).buffer)[0];
-  else for (const x of v.data) s += Number(x);
-  return s.toPrecision(8);
+  try {
+    for (const v of gort._convert.toNumbers(t)) s += v;
+  } catch {
+    return 0;
+  }
+  return s;
 }
 
 async function run(path, args) {
@@ -91,23 +64,27 @@ async function run(path, args) {
     else if (args[i] === '--dim') { const [k, v] = String(args[++i]).split('='); dimOverrides[k] = Number(v); }
     else usage();
   }
+  if (!Number.isSafeInteger(seed) || seed < 0) usage();
   const t0 = performance.now();
   const session = await gort.InferenceSession.create(path, { logSeverityLevel: 3 });
   const t1 = performance.now();
-  const next = rng(seed);
   const feeds = {};
   for (const meta of session.inputMetadata) {
     if (meta.overridableInitializer) continue;
-    if (!meta.isTensor) throw new Error(`input ${meta.name} is a ${meta.kind}; random ${meta.kind} inputs are not supported yet`);
-    feeds[meta.name] = randomTensor(meta, next, dimOverrides);
+    if (!meta.isTensor) throw new Error(`input "${meta.name}" is a ${meta.kind}; random feeds are only made for tensors`);
+    feeds[meta.name] = randomTensor(meta, seed, dimOverrides);
   }
-  const out = await session.run(feeds);
   const t2 = performance.now();
-  console.log(`${path}: loaded in ${(t1 - t0).toFixed(1)} ms, ran in ${(t2 - t1).toFixed(1)} ms (seed ${seed})`);
+  const out = await session.run(feeds);
+  const t3 = performance.now();
+  console.log(`${path}: loaded in ${(t1 - t0).toFixed(1)} ms, ran in ${(t3 - t2).toFixed(1)} ms (seed ${seed})`);
   for (const name of session.outputNames) {
     const v = out[name];
-    const desc = v === null ? 'none' : Array.isArray(v) ? `sequence of ${v.length}` : `${v.type} [${v.dims.join(',')}]`;
-    console.log(`  ${name}: ${desc} checksum ${checksum(v)}`);
+    if (v === null || Array.isArray(v)) {
+      console.log(`  ${name}: ${v === null ? 'none' : `sequence of ${v.length}`}`);
+      continue;
+    }
+    console.log(`  ${name}: ${v.type}[${v.dims.join(' ')}] checksum ${formatG6(checksum(v))}`);
   }
   await session.release();
 }

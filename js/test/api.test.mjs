@@ -2,8 +2,9 @@
 // every dtype round trip, every error code, queueing, several sessions,
 // release and memory, AbortSignal, the CommonJS entry and the CLI.
 //
-// Tests that need an operator check that the build has it (operators are
-// landing gradually) and skip otherwise; tests that need a graph of known
+// Tests that need an operator start with needs(op...), which fails (never
+// skips) when the build lacks it: a missing op is a regression. Tests that
+// need a graph of known
 // cost use dist/gort-test.wasm (built with -tags gorttest, test-only ops
 // gort.test.Spin / gort.test.Panic), loaded through env.wasmPaths into a
 // second, independent instance of the module.
@@ -30,7 +31,12 @@ const gt = (await import('../dist/gort.mjs?instance=test')).default;
 gt.env.wasmPaths = pathToFileURL(join(DIST, 'gort-test.wasm')).href;
 
 const ops = new Set((await gort._ops()).map((s) => s.replace(/-\[.*$/, '')));
-const has = (...names) => names.every((n) => ops.has(n));
+// Asserts that the build registers every named op: a test of something else
+// must not pass silently because an op it relies on went missing.
+function needs(...names) {
+  const missing = names.filter((n) => !ops.has(n));
+  assert.deepEqual(missing, [], `ops missing from gort.wasm: ${missing.join(', ')}`);
+}
 
 async function rejectsWith(p, code, re) {
   await assert.rejects(p, (e) => {
@@ -204,12 +210,19 @@ test('model sources: Uint8Array, ArrayBuffer, (buffer, offset, length), path, fi
   await rejectsWith(InferenceSession.create(42), ErrorCode.INVALID_ARGUMENT);
 });
 
-test('executionProviders: wasm and cpu accepted, unknown ones rejected with the valid list', async () => {
+test('executionProviders: tried in order; when none can serve, the error lists each one\'s reason', async () => {
   const m = passthrough([f32('x', [1])]);
-  for (const eps of [['wasm'], ['cpu'], [{ name: 'wasm' }], ['wasm', 'cpu'], undefined]) {
+  for (const eps of [['wasm'], ['cpu'], [{ name: 'wasm' }], ['wasm', 'cpu'], ['webgpu', 'wasm'], [{ name: 'webnn' }, 'foo', 'cpu'], undefined]) {
     await (await InferenceSession.create(m, { executionProviders: eps })).release();
   }
-  await rejectsWith(InferenceSession.create(m, { executionProviders: ['webgpu'] }), ErrorCode.INVALID_ARGUMENT, /unknown execution provider 'webgpu'; gort provides: wasm, cpu/);
+  await rejectsWith(InferenceSession.create(m, { executionProviders: ['webgpu', 'foo'] }), ErrorCode.INVALID_ARGUMENT,
+    /no execution provider can serve this session: webgpu: gort has no webgpu backend yet; foo: unknown execution provider\. gort provides: wasm, cpu/);
+  await rejectsWith(InferenceSession.create(m, { executionProviders: [] }), ErrorCode.INVALID_ARGUMENT, /the list is empty/);
+  // A backend that cannot start is a reason too, with its own code.
+  const bad = (await import('../dist/gort.mjs?instance=eps')).default;
+  bad.env.wasmPaths = '/nonexistent/eps/';
+  await rejectsWith(bad.InferenceSession.create(m, { executionProviders: ['webgpu', 'wasm'] }), ErrorCode.WASM_FETCH,
+    /webgpu: gort has no webgpu backend yet; wasm: GORT_WASM_FETCH: cannot load gort\.wasm; tried \/nonexistent\/eps\/gort\.wasm/);
   await rejectsWith(InferenceSession.create(m, { executionProviders: 'wasm' }), ErrorCode.INVALID_ARGUMENT);
 });
 
@@ -228,7 +241,8 @@ test('freeDimensionOverrides fixes symbolic dims in metadata and feed checks', a
   await plain.release();
 });
 
-test('externalData: bytes or a path next to the model; missing data is GORT_EXTERNAL_DATA', { skip: !has('Identity') && 'no Identity op' }, async (t) => {
+test('externalData: bytes or a path next to the model; missing data is GORT_EXTERNAL_DATA', async (t) => {
+  needs('Identity');
   const w = new Float32Array([1, 2, 3, 4]);
   const m = model({
     inputs: [],
@@ -273,7 +287,8 @@ test('logSeverityLevel: validated; 0 logs loads and runs; unsupported nodes warn
   assert.equal(logs.filter(([k, l]) => k === 'warn' && /Frobnicate/.test(l)).length, 1, JSON.stringify(logs));
 });
 
-test('metadata: overridable initializers (IR 3) are flagged, not in inputNames, and can be fed', { skip: !has('Add') && 'no Add op' }, async () => {
+test('metadata: overridable initializers (IR 3) are flagged, not in inputNames, and can be fed', async () => {
+  needs('Add');
   const m = model({
     irVersion: 3,
     opsets: { '': 9 },
@@ -345,7 +360,8 @@ test('GORT_UNSUPPORTED_OP when running a node gort does not implement', async ()
   await s.release();
 });
 
-test('GORT_RUNTIME when a node fails on its values', { skip: !has('Add') && 'no Add op' }, async () => {
+test('GORT_RUNTIME when a node fails on its values', async () => {
+  needs('Add');
   const m = model({ inputs: [f32('a', ['N']), f32('b', ['M'])], outputs: [f32('y', null)],
     nodes: [{ name: 'add', op: 'Add', inputs: ['a', 'b'], outputs: ['y'] }] });
   const s = await InferenceSession.create(m);
@@ -357,7 +373,8 @@ test('GORT_RUNTIME when a node fails on its values', { skip: !has('Add') && 'no 
   await s.release();
 });
 
-test('GORT_TOO_LARGE when a tensor would exceed the memory budget', { skip: !has('ConstantOfShape') && 'no ConstantOfShape op' }, async () => {
+test('GORT_TOO_LARGE when a tensor would exceed the memory budget', async () => {
+  needs('ConstantOfShape');
   const m = model({ inputs: [{ name: 's', type: { tensor: 'int64', shape: [2] } }], outputs: [f32('y', null)],
     nodes: [{ op: 'ConstantOfShape', inputs: ['s'], outputs: ['y'] }] });
   const s = await InferenceSession.create(m);
@@ -377,9 +394,65 @@ test('GORT_INTERNAL: a Go panic inside the runtime becomes a rejected promise, a
   await ok.release();
 });
 
+test('needs(op) fails the test (it never skips) when the build lacks the op', () => {
+  assert.throws(() => needs('Identity', 'NoSuchOp'), /ops missing from gort\.wasm: NoSuchOp/);
+});
+
+test('graphOptimizationLevel: onnxruntime-web\'s four levels load; anything else is GORT_INVALID_ARGUMENT from the runtime', async () => {
+  const m = passthrough([f32('x', [2])]);
+  for (const level of ['disabled', 'basic', 'extended', 'all', undefined]) {
+    const s = await InferenceSession.create(m, { graphOptimizationLevel: level });
+    assert.deepEqual([...(await s.run({ x: new Tensor('float32', [1, 2], [2]) })).x.data], [1, 2]);
+    await s.release();
+  }
+  // 'fast' passes the JS layer (a string) and is refused by runtime.ParseOptimizationLevel in Go.
+  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 'fast' }), ErrorCode.INVALID_ARGUMENT, /graphOptimizationLevel "fast": expected disabled, basic, extended or all/);
+  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 99 }), ErrorCode.INVALID_ARGUMENT, /graphOptimizationLevel must be/);
+});
+
+test('feeds are duck-typed: {type, dims, data} objects and typed arrays of another realm are tensors', async () => {
+  const { runInNewContext } = await import('node:vm');
+  const s = await InferenceSession.create(passthrough([f32('x', [2]), { name: 'n', type: { tensor: 'int64', shape: [1] } }]));
+  // The shape of onnxruntime-common's Tensor, without its class.
+  const foreign = { type: 'float32', dims: [2], data: runInNewContext('new Float32Array([5, 6])'), size: 2, location: 'cpu' };
+  const r = await s.run({ x: foreign, n: { type: 'int64', dims: [1], data: new BigInt64Array([9n]) } });
+  assert.deepEqual([...r.x.data], [5, 6]);
+  assert.equal(r.n.data[0], 9n);
+  await rejectsWith(s.run({ x: { type: 'float32', dims: [2], data: new Float32Array(2), location: 'gpu-buffer' }, n: new Tensor('int64', [1n], [1]) }),
+    ErrorCode.INVALID_FEED, /lives on 'gpu-buffer'/);
+  await s.release();
+});
+
+test('float16 and bfloat16 conversions round to nearest, ties to even', () => {
+  const { toFloat16Bits, fromFloat16Bits, toBfloat16Bits, fromBfloat16Bits } = gort._convert;
+  // [value, IEEE half bits], worked out by hand from the format (1 sign, 5 exponent, 10 mantissa bits).
+  const half = [[1, 0x3c00], [-2, 0xc000], [0, 0], [-0, 0x8000], [65504, 0x7bff], [65519, 0x7bff], [65520, 0x7c00],
+    [Infinity, 0x7c00], [2 ** -24, 0x0001], [2 ** -25, 0x0000], [3 * 2 ** -25, 0x0002], [2 ** -14, 0x0400],
+    [1 + 2 ** -11, 0x3c00], [1 + 3 * 2 ** -11, 0x3c02], [1 + 2 ** -10, 0x3c01], [0.1, 0x2e66], [-1e-8, 0x8000]];
+  for (const [v, h] of half) assert.equal(toFloat16Bits(v), h, `float16(${v})`);
+  assert.equal(toFloat16Bits(NaN) & 0x7e00, 0x7e00);
+  for (const h of [0x3c00, 0x0001, 0x03ff, 0x7bff, 0xc000]) assert.equal(toFloat16Bits(fromFloat16Bits(h)), h);
+  assert.equal(fromFloat16Bits(0x0001), 2 ** -24);
+  const bf = [[1, 0x3f80], [1 + 2 ** -8, 0x3f80], [1 + 3 * 2 ** -8, 0x3f82], [-2, 0xc000], [Infinity, 0x7f80]];
+  for (const [v, h] of bf) assert.equal(toBfloat16Bits(v), h, `bfloat16(${v})`);
+  assert.equal(fromBfloat16Bits(0x3f80), 1);
+  assert.ok(Number.isNaN(fromBfloat16Bits(toBfloat16Bits(NaN))));
+  // Plain number arrays become bit patterns through the same rounding.
+  assert.deepEqual([...new Tensor('float16', [1, 65520, 2 ** -25], [3]).data], [0x3c00, 0x7c00, 0]);
+  assert.deepEqual([...new Tensor('bfloat16', [1 + 3 * 2 ** -8], [1]).data], [0x3f82]);
+});
+
+test('ErrorCode holds runtime/errs\'s codes, plus the JS loader\'s own GORT_WASM_FETCH', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const goSrc = await readFile(join(ROOT, 'runtime', 'errs', 'errs.go'), 'utf8');
+  const goCodes = [...goSrc.matchAll(/Code = "(GORT_[A-Z_]+)"/g)].map((m) => m[1]);
+  assert.ok(goCodes.length >= 9, `found ${goCodes.length} codes in errs.go`);
+  assert.deepEqual(Object.values(ErrorCode).filter((c) => c !== 'GORT_WASM_FETCH').sort(), goCodes.sort());
+});
+
 test('every stable error code is exported', () => {
   assert.deepEqual(Object.values(ErrorCode).sort(), ['GORT_ABORTED', 'GORT_BAD_MODEL', 'GORT_EXTERNAL_DATA', 'GORT_INTERNAL',
-    'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP']);
+    'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP', 'GORT_WASM_FETCH']);
 });
 
 // ------------------------------------------------------------------ behaviour under use
@@ -406,7 +479,8 @@ test('release(): later runs reject, release is idempotent', async () => {
   await rejectsWith(s.run({ x: new Tensor('float32', new Float32Array(1), [1]) }), ErrorCode.INVALID_ARGUMENT, /released/);
 });
 
-test('1000 create/run/release cycles leave the wasm heap flat', { skip: !has('Identity') && 'no Identity op' }, async () => {
+test('1000 create/run/release cycles leave the wasm heap flat', async () => {
+  needs('Identity');
   // 1 MiB of weights per session makes a leak visible at once.
   const w = new Float32Array(256 * 1024).map((_, i) => i % 7);
   const m = model({
@@ -491,7 +565,8 @@ test('AbortSignal: already aborted, aborted while queued, reason in the message'
   await s.release();
 });
 
-test('AbortSignal inside a Loop with a huge trip count', { skip: !has('Loop', 'Identity') && 'no Loop op' }, async () => {
+test('AbortSignal inside a Loop with a huge trip count', async () => {
+  needs('Loop', 'Identity');
   const body = {
     name: 'body',
     inputs: [{ name: 'i', type: { tensor: 'int64', shape: [] } }, { name: 'c', type: { tensor: 'bool', shape: [] } }, f32('v', [1])],
@@ -542,15 +617,27 @@ test('CommonJS entry, no global pollution, proxy ignored in Node, wasmBinary ove
   await ps.release();
   const bad = (await import('../dist/gort.mjs?instance=bad')).default;
   bad.env.wasmPaths = '/nonexistent/dir/';
-  await rejectsWith(bad.InferenceSession.create(passthrough([f32('x', [1])])), ErrorCode.INVALID_ARGUMENT, /nonexistent\/dir\/gort\.wasm/);
+  await rejectsWith(bad.InferenceSession.create(passthrough([f32('x', [1])])), ErrorCode.WASM_FETCH,
+    /cannot load gort\.wasm; tried \/nonexistent\/dir\/gort\.wasm \(.*ENOENT.*\)\. .*set gort\.env\.wasmPaths/);
+  // Not a wasm file (an HTML page where gort.wasm should be) is the same failure, not a compile error.
+  const dir = await mkdtemp(join(tmpdir(), 'gort-html-'));
+  await writeFile(join(dir, 'gort.wasm'), '<!doctype html><title>index</title>');
+  const html = (await import('../dist/gort.mjs?instance=html')).default;
+  html.env.wasmPaths = dir + '/';
+  await rejectsWith(html.InferenceSession.create(passthrough([f32('x', [1])])), ErrorCode.WASM_FETCH, /gort-html-\w+\/gort\.wasm \(the file is not WebAssembly\)/);
+  html.env.wasmBinary = new TextEncoder().encode('<!doctype html>');
+  await rejectsWith(html.InferenceSession.create(passthrough([f32('x', [1])])), ErrorCode.WASM_FETCH, /env\.wasmBinary is not WebAssembly/);
+  await rm(dir, { recursive: true });
 });
 
-test('CLI: gort run model.onnx prints output names, shapes and a checksum', { skip: !has('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax') && 'squeezenet ops missing' }, async () => {
+test('CLI: gort run model.onnx prints output names, shapes and a checksum', async () => {
+  needs('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax');
   const { stdout } = await promisify(execFile)(process.execPath, [join(HERE, '..', 'bin', 'gort.mjs'), 'run', join(SQUEEZENET, 'model.onnx')]);
-  assert.match(stdout, /softmaxout_1: float32 \[1,1000,1,1\] checksum 1\.0000\d*/);
+  assert.match(stdout, /\n {2}softmaxout_1: float32\[1 1000 1 1\] checksum (1|0\.99999\d)\n/);
 });
 
-test('squeezenet in Node matches its expected output', { skip: !has('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax') && 'squeezenet ops missing' }, async () => {
+test('squeezenet in Node matches its expected output', async () => {
+  needs('Conv', 'Relu', 'MaxPool', 'Concat', 'Softmax');
   const { readFile } = await import('node:fs/promises');
   const { compare } = await import('./compare.mjs');
   const s = await InferenceSession.create(join(SQUEEZENET, 'model.onnx'));

@@ -1,0 +1,156 @@
+// The proxy backend: runs sessions in a module Worker (dist/gort.worker.mjs)
+// so that the page's thread never runs the model. The worker serves the
+// same backend interface with an in-thread wasm backend of its own
+// (serveWorker); payloads are transferred, not copied, where possible.
+import { ErrorCode, errorFromPlain, errorToPlain, gortError } from '../errors.js';
+import { startWorker, wasmSource } from '../env.js';
+import { detachable, transferList } from '../wire.js';
+import { wasmBackend } from './wasm.js';
+
+export function proxyBackend() {
+  let worker = null;
+  let nextId = 1;
+  const pending = new Map();
+  let ready = null;
+
+  function fail(err) {
+    for (const { reject } of pending.values()) reject(err);
+    pending.clear();
+    if (worker) worker.terminate();
+    worker = null;
+    ready = null;
+  }
+
+  function post(msg, transfer) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage(Object.assign({ id }, msg), transfer || []);
+    });
+  }
+
+  function ensure() {
+    if (!ready) {
+      ready = start();
+      ready.catch(() => {
+        ready = null;
+        if (worker) worker.terminate();
+        worker = null;
+      });
+    }
+    return ready;
+  }
+
+  async function start() {
+    const src = await wasmSource();
+    worker = await startWorker();
+    worker.onmessage = (ev) => {
+      const m = ev.data;
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve(m.value); else p.reject(errorFromPlain(m.error));
+    };
+    worker.onerror = (ev) => {
+      if (ev.preventDefault) ev.preventDefault();
+      fail(gortError(ErrorCode.INTERNAL, `the gort proxy worker failed: ${ev.message || 'could not load gort.worker.mjs (serve it next to gort.wasm)'}`));
+    };
+    worker.onmessageerror = () => fail(gortError(ErrorCode.INTERNAL, 'the gort proxy worker sent an unreadable message'));
+    // The worker gets its own copy of the binary override (it may be reused here).
+    await post({ type: 'init', urls: src.urls || null, wasmBinary: src.bytes ? src.bytes.slice() : null });
+  }
+
+  return {
+    name: 'wasm (proxy worker)',
+    proxied: true,
+    async ready() { await ensure(); },
+    async load(bytes, opts) {
+      await ensure();
+      const transfer = [];
+      const b = bytes.slice();
+      transfer.push(b.buffer);
+      const o = Object.assign({}, opts);
+      if (o.externalData) o.externalData = o.externalData.map((e) => ({ path: e.path, data: e.data.slice() }));
+      const info = await post({ type: 'load', bytes: b, opts: o }, transfer);
+      info.proxied = true;
+      return info;
+    },
+    async run(info, runId, feeds, fetches, ro) {
+      await ensure();
+      const transfer = [];
+      const f = {};
+      for (const k of Object.keys(feeds)) f[k] = detachable(feeds[k], transfer);
+      return post({ type: 'run', handle: info.id, runId, feeds: f, fetches, yieldIntervalMs: ro.yieldIntervalMs }, transfer);
+    },
+    abort(info, runId) {
+      if (worker) worker.postMessage({ id: 0, type: 'abort', runId });
+    },
+    release(info) {
+      if (worker) worker.postMessage({ id: 0, type: 'release', handle: info.id });
+    },
+    async decode(bytes, kind) {
+      await ensure();
+      return post({ type: 'decode', bytes: bytes.slice(), kind });
+    },
+    async memory() {
+      await ensure();
+      return post({ type: 'memory' });
+    },
+    async ops() {
+      await ensure();
+      return post({ type: 'ops' });
+    },
+  };
+}
+
+// The worker side of the proxy: answers proxyBackend's messages with an
+// in-thread wasm backend. Called by dist/gort.worker.mjs.
+export function serveWorker(scope) {
+  let backend = null;
+  const infos = new Map();
+  scope.onmessage = async (ev) => {
+    const m = ev.data;
+    const reply = (value, transfer) => scope.postMessage({ id: m.id, ok: true, value }, transfer || []);
+    const replyErr = (e) => scope.postMessage({ id: m.id, ok: false, error: errorToPlain(e) });
+    try {
+      switch (m.type) {
+        case 'init': {
+          const src = m.wasmBinary ? { bytes: m.wasmBinary } : { urls: m.urls };
+          backend = wasmBackend(() => src);
+          await backend.ready(); // report start-up errors here
+          reply(true);
+          break;
+        }
+        case 'load': {
+          const info = await backend.load(m.bytes, m.opts);
+          infos.set(info.id, info);
+          const { state, ...plain } = info; // eslint-disable-line no-unused-vars
+          reply(plain);
+          break;
+        }
+        case 'run': {
+          const info = infos.get(m.handle);
+          if (!info) throw gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released');
+          const out = await backend.run(info, m.runId, m.feeds, m.fetches, { yieldIntervalMs: m.yieldIntervalMs });
+          reply(out, transferList(Object.values(out)));
+          break;
+        }
+        case 'abort': {
+          for (const info of infos.values()) backend.abort(info, m.runId);
+          break;
+        }
+        case 'release': {
+          const info = infos.get(m.handle);
+          if (info) { backend.release(info); infos.delete(m.handle); }
+          break;
+        }
+        case 'decode': reply(await backend.decode(m.bytes, m.kind)); break;
+        case 'memory': reply(await backend.memory()); break;
+        case 'ops': reply(await backend.ops()); break;
+        default: throw gortError(ErrorCode.INTERNAL, `unknown proxy message ${m.type}`);
+      }
+    } catch (e) {
+      if (m.id) replyErr(e);
+    }
+  };
+}

@@ -1,0 +1,177 @@
+// The in-thread wasm backend: runs gort.wasm on the calling thread (the
+// page's, a worker's, or Node's). One Go instance per backend serves every
+// session; it is started on first use and restarted if it ever dies.
+import { ErrorCode, gortError } from '../errors.js';
+import { isNodePath, macrotask, readSource } from '../io.js';
+import { platform } from '../platform.js';
+
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm"
+const isWasm = (b) => b.byteLength >= 4 && WASM_MAGIC.every((x, i) => b[i] === x);
+
+const HOW_TO_SET = 'Serve gort.wasm (it ships in the package as dist/gort.wasm) and set gort.env.wasmPaths to the URL of ' +
+  "its directory (e.g. env.wasmPaths = '/assets/'), or set gort.env.wasmBinary to its bytes";
+
+// Fetches and compiles gort.wasm from the first of urls that serves it,
+// streaming where the server sends application/wasm. Every failure (HTTP
+// status, a page that is not wasm such as an SPA's index.html, a network
+// error) is remembered; none served → GORT_WASM_FETCH naming each URL.
+async function instantiateFrom(urls, importObject) {
+  const tried = [];
+  for (const url of urls) {
+    try {
+      if (isNodePath(url)) {
+        const bytes = await readSource(url, 'gort.wasm');
+        if (!isWasm(bytes)) throw new Error('the file is not WebAssembly');
+        return await WebAssembly.instantiate(bytes, importObject());
+      }
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`HTTP ${r.status}${r.statusText ? ' ' + r.statusText : ''}`);
+      const type = r.headers.get('content-type') || '';
+      if (typeof WebAssembly.instantiateStreaming === 'function' && /^application\/wasm\b/i.test(type)) {
+        try {
+          return await WebAssembly.instantiateStreaming(r, importObject());
+        } catch (e) {
+          if (e instanceof WebAssembly.LinkError) throw e;
+          throw new Error(`not a usable WebAssembly module (${e && e.message ? e.message : e})`);
+        }
+      }
+      const bytes = new Uint8Array(await r.arrayBuffer());
+      if (!isWasm(bytes)) throw new Error(`the response is not WebAssembly (content-type ${type || 'none'})`);
+      return await WebAssembly.instantiate(bytes, importObject());
+    } catch (e) {
+      if (e instanceof WebAssembly.LinkError) throw gortError(ErrorCode.INTERNAL, `gort.wasm from ${url} does not match this script: ${e.message}`);
+      const why = e && e.message ? e.message.replace(/^GORT_\w+: /, '') : String(e);
+      tried.push(`${url} (${why})`);
+    }
+  }
+  throw gortError(ErrorCode.WASM_FETCH, `cannot load gort.wasm; tried ${tried.join(', ')}. ${HOW_TO_SET}.`, { urls: urls.slice() });
+}
+
+/**
+ * wasmBackend(source) → a backend (see backends/index.js) running gort.wasm
+ * here. source() gives (a promise of) {bytes} or {urls} (env.js's wasmSource); it is read
+ * when the instance starts.
+ */
+export function wasmBackend(source) {
+  let starting = null;
+  let inst = null; // {api, go, instance, dead, pending: Set}
+
+  let goPending = null;
+  function go0() {
+    if (!goPending) goPending = new platform.Go();
+    return goPending;
+  }
+
+  async function instantiate() {
+    const src = await source();
+    if (src.bytes) {
+      if (!isWasm(src.bytes)) throw gortError(ErrorCode.WASM_FETCH, 'env.wasmBinary is not WebAssembly (it should be the bytes of gort.wasm)');
+      return (await WebAssembly.instantiate(src.bytes, go0().importObject)).instance;
+    }
+    return (await instantiateFrom(src.urls, () => go0().importObject)).instance;
+  }
+
+  async function start() {
+    const instance = await instantiate();
+    const go = go0();
+    goPending = null;
+    const key = `__gort_${Math.random().toString(36).slice(2)}_${Date.now()}`;
+    let api = null;
+    globalThis[key] = (a) => { api = a; };
+    go.argv = ['gort', key];
+    go.env = {};
+    const state = { api: null, go, instance, dead: false, pending: new Set() };
+    go.exit = (code) => {
+      state.dead = true;
+      const err = gortError(ErrorCode.INTERNAL, `the gort runtime stopped (exit code ${code}); sessions must be created again`);
+      for (const reject of state.pending) reject(err);
+      state.pending.clear();
+      if (inst === state) inst = null;
+    };
+    // Go's syscall package reads these globals once, during start-up.
+    const restore = platform.installGoGlobals();
+    try {
+      go.run(instance).catch(() => {});
+    } finally {
+      restore();
+      delete globalThis[key];
+    }
+    if (!api) throw gortError(ErrorCode.INTERNAL, 'gort.wasm did not start');
+    if (api.version !== 1) throw gortError(ErrorCode.INTERNAL, `gort.wasm speaks bridge version ${api.version}, this script needs 1: serve the gort.wasm of the same build`);
+    state.api = api;
+    return state;
+  }
+
+  async function get() {
+    if (inst && !inst.dead) return inst;
+    if (!starting) {
+      starting = start().then((s) => { inst = s; starting = null; return s; }, (e) => { starting = null; throw e; });
+    }
+    return starting;
+  }
+
+  // Calls a Promise-returning bridge function, rejecting if Go dies meanwhile.
+  function track(state, f) {
+    return new Promise((resolve, reject) => {
+      state.pending.add(reject);
+      let p;
+      try {
+        p = f(state.api);
+      } catch (e) {
+        state.pending.delete(reject);
+        reject(gortError(ErrorCode.INTERNAL, `gort.wasm failed: ${e && e.message ? e.message : e}`));
+        return;
+      }
+      p.then((v) => { state.pending.delete(reject); resolve(v); },
+        (e) => { state.pending.delete(reject); reject(e); });
+    });
+  }
+
+  function syncCall(state, f) {
+    let v;
+    try {
+      v = f(state.api);
+    } catch (e) {
+      throw gortError(ErrorCode.INTERNAL, `gort.wasm failed: ${e && e.message ? e.message : e}`);
+    }
+    if (v instanceof Error) throw v;
+    return v;
+  }
+
+  return {
+    name: 'wasm',
+    proxied: false,
+    async ready() { await get(); },
+    async load(bytes, opts) {
+      const s = await get();
+      const info = await track(s, (api) => api.load(bytes, opts));
+      info.state = s;
+      return info;
+    },
+    async run(info, runId, feeds, fetches, ro) {
+      const s = info.state;
+      if (s.dead) throw gortError(ErrorCode.INTERNAL, 'the gort runtime stopped; create the session again');
+      return track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask }));
+    },
+    abort(info, runId) {
+      if (!info.state.dead) syncCall(info.state, (api) => api.abort(runId));
+    },
+    release(info) {
+      if (!info.state.dead) syncCall(info.state, (api) => api.release(info.id));
+    },
+    async decode(bytes, kind) {
+      const s = await get();
+      return track(s, (api) => api.decode(bytes, kind));
+    },
+    async memory() {
+      const s = await get();
+      const m = syncCall(s, (api) => api.memory());
+      m.wasmMemoryBytes = s.instance.exports.mem.buffer.byteLength;
+      return m;
+    },
+    async ops() {
+      const s = await get();
+      return syncCall(s, (api) => api.ops());
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// gort's JavaScript API, as onnxruntime-web's: InferenceSession, Tensor,
+// env, plus ErrorCode. js/build.sh bundles this module and the modules it
+// imports (in dependency order, import/export lines removed) into each
+// dist entry, after Go's wasm_exec.js and before the entry's few lines that
+// fill in platform.js.
+//
+//   errors.js          ErrorCode, gortError
+//   tensor.js          Tensor, element types, float16/bfloat16 conversions
+//   wire.js            the Go ↔ JS value format (and page ↔ worker)
+//   io.js, env.js      reading bytes; env and where gort.wasm is
+//   backends/          the backend interface (backends/index.js) and the
+//                      in-thread wasm (wasm.js) and proxy Worker (proxy.js) backends
+//   session.js         InferenceSession
+import { ErrorCode } from './errors.js';
+import { env } from './env.js';
+import { Tensor, fromBfloat16Bits, fromFloat16Bits, toBfloat16Bits, toFloat16Bits, toNumbers } from './tensor.js';
+import { InferenceSession } from './session.js';
+import { defaultBackend } from './backends/index.js';
+import { serveWorker } from './backends/proxy.js';
+import { toBytes } from './io.js';
+import { wireToValue } from './wire.js';
+
+/** Internal helpers for gort's own tests and tools; not a stable API. */
+async function _decodeValue(bytes, kind) {
+  return wireToValue(await defaultBackend().decode(toBytes(bytes, 'bytes'), kind || 'tensor'));
+}
+async function _memory() { return defaultBackend().memory(); }
+async function _ops() { return defaultBackend().ops(); }
+const _convert = Object.freeze({ toFloat16Bits, fromFloat16Bits, toBfloat16Bits, fromBfloat16Bits, toNumbers });
+
+export const gort = {
+  InferenceSession, Tensor, env, ErrorCode,
+  _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker,
+};

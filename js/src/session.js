@@ -1,0 +1,206 @@
+// InferenceSession: options, loading, queued runs with AbortSignal, release.
+import { ErrorCode, gortError } from './errors.js';
+import { LOG_LEVELS, env } from './env.js';
+import { isURLString, readSource } from './io.js';
+import { isNode } from './platform.js';
+import { feedToWire, wireToValue } from './wire.js';
+import { selectBackend } from './backends/index.js';
+
+let nextRunId = 1;
+
+function parseOptions(options) {
+  const o = options || {};
+  if (typeof o !== 'object') throw gortError(ErrorCode.INVALID_ARGUMENT, 'session options must be an object');
+  const eps = o.executionProviders === undefined ? ['wasm'] : o.executionProviders;
+  if (!Array.isArray(eps)) throw gortError(ErrorCode.INVALID_ARGUMENT, 'executionProviders must be an array');
+  const names = eps.map((e) => (typeof e === 'string' ? e : e && e.name));
+  let level = o.logSeverityLevel;
+  if (level === undefined) level = LOG_LEVELS.indexOf(env.logLevel);
+  if (!Number.isInteger(level) || level < 0 || level > 4) {
+    throw gortError(ErrorCode.INVALID_ARGUMENT, `logSeverityLevel must be an integer from 0 (verbose) to 4 (fatal), got ${o.logSeverityLevel}`);
+  }
+  const fdo = o.freeDimensionOverrides;
+  if (fdo !== undefined && (fdo === null || typeof fdo !== 'object' || Array.isArray(fdo))) {
+    throw gortError(ErrorCode.INVALID_ARGUMENT, 'freeDimensionOverrides must be an object such as {batch: 1}');
+  }
+  if (fdo) {
+    for (const [k, v] of Object.entries(fdo)) {
+      if (!Number.isSafeInteger(v) || v < 0) throw gortError(ErrorCode.INVALID_ARGUMENT, `freeDimensionOverrides.${k} must be a non-negative integer, got ${v}`);
+    }
+  }
+  // The value is checked by the runtime (runtime.ParseOptimizationLevel),
+  // which owns the list of levels.
+  const gol = o.graphOptimizationLevel;
+  if (gol !== undefined && typeof gol !== 'string') {
+    throw gortError(ErrorCode.INVALID_ARGUMENT, `graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got ${JSON.stringify(gol)}`);
+  }
+  const ext = o.externalData;
+  if (ext !== undefined && !Array.isArray(ext)) throw gortError(ErrorCode.INVALID_ARGUMENT, 'externalData must be an array of {path, data}');
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw gortError(ErrorCode.INVALID_ARGUMENT, 'onProgress must be a function');
+  return { providers: names, level, fdo, gol, ext: ext || [], onProgress: o.onProgress };
+}
+
+function log(level, min, ...args) {
+  if (level > min) return;
+  const f = min >= 3 ? console.error : min === 2 ? console.warn : console.log;
+  f('[gort]', ...args);
+}
+
+function metadataOf(io, extra) {
+  const m = { name: io.name, isTensor: io.kind === 'tensor', kind: io.kind };
+  if (io.type) m.type = io.type;
+  if (io.hasShape) m.shape = io.shape;
+  return Object.freeze(Object.assign(m, extra));
+}
+
+export class InferenceSession {
+  constructor(info, opts, be) {
+    // The backend is fixed at creation: changing env.wasm.proxy later
+    // affects new sessions only.
+    Object.defineProperty(this, '_backend', { value: be });
+    Object.defineProperty(this, '_info', { value: info });
+    Object.defineProperty(this, '_opts', { value: opts });
+    Object.defineProperty(this, '_queue', { value: { tail: Promise.resolve() }, writable: false });
+    this._released = false;
+    this.inputNames = Object.freeze(info.inputs.map((i) => i.name));
+    this.outputNames = Object.freeze(info.outputs.map((i) => i.name));
+    this.inputMetadata = Object.freeze(info.inputs.map((i) => metadataOf(i))
+      .concat(info.overridable.map((i) => metadataOf(i, { overridableInitializer: true }))));
+    this.outputMetadata = Object.freeze(info.outputs.map((i) => metadataOf(i)));
+  }
+
+  /**
+   * Loads a model. source: Uint8Array, ArrayBuffer, URL (fetched), or a
+   * file path (Node).
+   */
+  static async create(source, options) {
+    if (source === undefined || source === null) throw gortError(ErrorCode.INVALID_ARGUMENT, 'InferenceSession.create needs a model (bytes, URL or path)');
+    if (source instanceof ArrayBuffer && typeof options === 'number') {
+      // create(buffer, byteOffset, byteLength?, options?), onnxruntime-web's other form.
+      const off = options;
+      const len = typeof arguments[2] === 'number' ? arguments[2] : source.byteLength - off;
+      options = typeof arguments[2] === 'number' ? arguments[3] : arguments[2];
+      source = new Uint8Array(source, off, len);
+    }
+    const opts = parseOptions(options);
+    const t0 = Date.now();
+    const bytes = await readSource(source, 'the model', opts.onProgress);
+    const modelDir = typeof source === 'string' || source instanceof URL ? String(source instanceof URL ? source.href : source) : null;
+    const externalData = [];
+    for (const [i, e] of opts.ext.entries()) {
+      if (!e || typeof e.path !== 'string') throw gortError(ErrorCode.INVALID_ARGUMENT, `externalData[${i}] needs a path string`);
+      let data = e.data;
+      if (typeof data === 'string' && modelDir && !isURLString(data) && !data.startsWith('/')) {
+        // Relative file names are resolved next to the model, as the model itself refers to them.
+        data = isURLString(modelDir) || !isNode ? new URL(data, new URL(modelDir, typeof document === 'object' && document ? document.baseURI : undefined)).href
+          : modelDir.replace(/[^/\\]*$/, '') + data;
+      }
+      externalData.push({ path: e.path, data: await readSource(data, `externalData[${i}] (${e.path})`) });
+    }
+    const be = await selectBackend(opts.providers);
+    const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
+    if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
+    const info = await be.load(bytes, loadOpts);
+    const s = new InferenceSession(info, opts, be);
+    log(opts.level, 0, `loaded a model of ${bytes.byteLength} bytes in ${Date.now() - t0} ms on ${be.name}:`, s.inputNames, '→', s.outputNames);
+    for (const u of info.unsupported || []) log(opts.level, 2, 'this model has a node gort cannot run:', u);
+    return s;
+  }
+
+  /**
+   * Runs the model: run(feeds), run(feeds, options), run(feeds, fetches,
+   * options). fetches: output names (array) or an object keyed by output
+   * names. options.signal: an AbortSignal. Calls on one session are queued.
+   */
+  run(feeds, fetchesOrOptions, maybeOptions) {
+    return new Promise((resolve, reject) => {
+      let fetches = null;
+      let options = maybeOptions;
+      const fo = fetchesOrOptions;
+      if (Array.isArray(fo)) {
+        fetches = fo.map(String);
+      } else if (fo && typeof fo === 'object') {
+        const keys = Object.keys(fo);
+        if (keys.length && keys.some((k) => this.outputNames.includes(k))) fetches = keys; else options = fo;
+      } else if (fo !== undefined && fo !== null) {
+        reject(gortError(ErrorCode.INVALID_ARGUMENT, 'run(feeds, fetches?, options?): fetches must be an array of output names'));
+        return;
+      }
+      options = options || {};
+      const signal = options.signal;
+      if (this._released) {
+        reject(gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released'));
+        return;
+      }
+      if (feeds === null || typeof feeds !== 'object' || Array.isArray(feeds)) {
+        reject(gortError(ErrorCode.INVALID_FEED, 'feeds must be an object mapping input names to Tensors'));
+        return;
+      }
+      const abortedError = () => gortError(ErrorCode.ABORTED, `run aborted: ${signal && signal.reason !== undefined ? (signal.reason && signal.reason.message) || String(signal.reason) : 'the AbortSignal fired'}`);
+      if (signal && signal.aborted) {
+        reject(abortedError());
+        return;
+      }
+      // Validate and convert now: errors in the feeds surface at once, not
+      // after the runs queued before this one.
+      let wire;
+      try {
+        wire = {};
+        for (const name of Object.keys(feeds)) wire[name] = feedToWire(feeds[name], name);
+      } catch (e) {
+        reject(e);
+        return;
+      }
+      const runId = nextRunId++;
+      let started = false;
+      let settled = false;
+      const settle = (f, v) => {
+        if (settled) return;
+        settled = true;
+        if (signal) signal.removeEventListener('abort', onAbort);
+        f(v);
+      };
+      const onAbort = () => {
+        if (started) {
+          try { this._backend.abort(this._info, runId); } catch (e) { /* the run ends anyway */ }
+          // In a worker the page's thread is free: reject now and let the
+          // worker stop at its next yield. In this thread, the abort event
+          // itself only runs at a yield, and the run rejects right after.
+          if (!this._backend.proxied) return;
+        }
+        settle(reject, abortedError());
+      };
+      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      const t0 = Date.now();
+      const job = async () => {
+        if (settled) return;
+        if (this._released) {
+          settle(reject, gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released'));
+          return;
+        }
+        started = true;
+        try {
+          const out = await this._backend.run(this._info, runId, wire, fetches, { yieldIntervalMs: env.wasm.yieldIntervalMs });
+          const res = {};
+          for (const name of fetches || this.outputNames) res[name] = wireToValue(out[name]);
+          log(this._opts.level, 0, `run took ${Date.now() - t0} ms`);
+          settle(resolve, res);
+        } catch (e) {
+          settle(reject, e);
+        }
+      };
+      const q = this._queue;
+      q.tail = q.tail.then(job, job);
+    });
+  }
+
+  /** Frees the session's memory in the runtime. Runs already started finish. */
+  async release() {
+    if (this._released) return;
+    this._released = true;
+    this._backend.release(this._info);
+  }
+
+  /** Internal (tests): graph inputs in model order, initializer-backed ones included. */
+  get _graphInputs() { return this._info.graphInputs; }
+}
