@@ -40,6 +40,31 @@ function parseOptions(options) {
   return { providers: names, level, fdo, gol, ext: ext || [], onProgress: o.onProgress };
 }
 
+/**
+ * Reads a model and the files its options name, as InferenceSession.create
+ * and the model checks (checks.js) do: {opts, bytes, loadOpts}, loadOpts
+ * being what a backend's load takes.
+ */
+export async function loadArguments(source, options) {
+  const opts = parseOptions(options);
+  const bytes = await readSource(source, 'the model', opts.onProgress);
+  const modelDir = typeof source === 'string' || source instanceof URL ? String(source instanceof URL ? source.href : source) : null;
+  const externalData = [];
+  for (const [i, e] of opts.ext.entries()) {
+    if (!e || typeof e.path !== 'string') throw gortError(ErrorCode.INVALID_ARGUMENT, `externalData[${i}] needs a path string`);
+    let data = e.data;
+    if (typeof data === 'string' && modelDir && !isURLString(data) && !data.startsWith('/')) {
+      // Relative file names are resolved next to the model, as the model itself refers to them.
+      data = isURLString(modelDir) || !isNode ? new URL(data, new URL(modelDir, typeof document === 'object' && document ? document.baseURI : undefined)).href
+        : modelDir.replace(/[^/\\]*$/, '') + data;
+    }
+    externalData.push({ path: e.path, data: await readSource(data, `externalData[${i}] (${e.path})`) });
+  }
+  const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
+  if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
+  return { opts, bytes, loadOpts };
+}
+
 function log(level, min, ...args) {
   if (level > min) return;
   const f = min >= 3 ? console.error : min === 2 ? console.warn : console.log;
@@ -82,24 +107,9 @@ export class InferenceSession {
       options = typeof arguments[2] === 'number' ? arguments[3] : arguments[2];
       source = new Uint8Array(source, off, len);
     }
-    const opts = parseOptions(options);
     const t0 = Date.now();
-    const bytes = await readSource(source, 'the model', opts.onProgress);
-    const modelDir = typeof source === 'string' || source instanceof URL ? String(source instanceof URL ? source.href : source) : null;
-    const externalData = [];
-    for (const [i, e] of opts.ext.entries()) {
-      if (!e || typeof e.path !== 'string') throw gortError(ErrorCode.INVALID_ARGUMENT, `externalData[${i}] needs a path string`);
-      let data = e.data;
-      if (typeof data === 'string' && modelDir && !isURLString(data) && !data.startsWith('/')) {
-        // Relative file names are resolved next to the model, as the model itself refers to them.
-        data = isURLString(modelDir) || !isNode ? new URL(data, new URL(modelDir, typeof document === 'object' && document ? document.baseURI : undefined)).href
-          : modelDir.replace(/[^/\\]*$/, '') + data;
-      }
-      externalData.push({ path: e.path, data: await readSource(data, `externalData[${i}] (${e.path})`) });
-    }
+    const { opts, bytes, loadOpts } = await loadArguments(source, options);
     const be = await selectBackend(opts.providers);
-    const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
-    if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
     const info = await be.load(bytes, loadOpts);
     const s = new InferenceSession(info, opts, be);
     log(opts.level, 0, `loaded a model of ${bytes.byteLength} bytes in ${Date.now() - t0} ms on ${be.name}:`, s.inputNames, '→', s.outputNames);
