@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -409,10 +410,13 @@ func (p *textPrinter) node(n *Node, indent string) {
 	}
 }
 
+// tensorText matches tensorSummary's output, printed unquoted.
+var tensorText = regexp.MustCompile(`^[a-z0-9]+\[[0-9,]*\]( \{.*\})?$`)
+
 func attrText(v any) string {
 	switch x := v.(type) {
 	case string:
-		if strings.HasPrefix(x, "@") || strings.Contains(x, "[") && strings.Contains(x, "]") && !strings.ContainsAny(x, " \"") {
+		if strings.HasPrefix(x, "@") || tensorText.MatchString(x) {
 			return x
 		}
 		return strconv.Quote(x)
