@@ -12,8 +12,8 @@ import (
 
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/graph"
-	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/npy"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
