@@ -69,6 +69,7 @@ func main() {
 	api.Set("release", syncFunc(release))
 	api.Set("memory", syncFunc(memory))
 	api.Set("ops", syncFunc(ops))
+	registerChecks(api) // checks.go
 	js.Global().Get(key).Invoke(api)
 	select {}
 }

@@ -1,10 +1,10 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -13,58 +13,53 @@ import (
 // compare and diverge reports: where Compare stops at the first difference,
 // Stats measures them all.
 type Stats struct {
-	DTypeMatch bool   `json:"dtypeMatch"`
-	ShapeMatch bool   `json:"shapeMatch"`
-	GotDType   string `json:"gotDtype"`
-	WantDType  string `json:"wantDtype"`
-	GotShape   []int  `json:"gotShape"`
-	WantShape  []int  `json:"wantShape"`
-	Elements   int    `json:"elements"`
+	DTypeMatch bool   `json:"dtypeMatch" js:"dtypeMatch"`
+	ShapeMatch bool   `json:"shapeMatch" js:"shapeMatch"`
+	GotDType   string `json:"gotDtype" js:"gotDtype"`
+	WantDType  string `json:"wantDtype" js:"wantDtype"`
+	GotShape   []int  `json:"gotShape" js:"gotShape"`
+	WantShape  []int  `json:"wantShape" js:"wantShape"`
+	Elements   int    `json:"elements" js:"elements"`
 	// MaxAbs and MaxRel are the largest |got-want| and |got-want|/|want|
 	// (over elements with want ≠ 0); NaN against a number counts as +Inf.
-	MaxAbs float64 `json:"maxAbs"`
-	MaxRel float64 `json:"maxRel"`
+	MaxAbs Float `json:"maxAbs" js:"maxAbs"`
+	MaxRel Float `json:"maxRel" js:"maxRel"`
 	// Mismatches counts elements outside atol + rtol·|want|.
-	Mismatches int `json:"mismatches"`
+	Mismatches int `json:"mismatches" js:"mismatches"`
 	// Cosine is the cosine similarity of the two tensors as vectors (NaN
 	// when one is all zeros or not numeric).
-	Cosine float64 `json:"cosine"`
+	Cosine Float `json:"cosine" js:"cosine"`
 	// WorstIndex is the multi-index of the element with the largest
 	// tolerance excess (nil when all match), with both values there.
-	WorstIndex []int   `json:"worstIndex"`
-	WorstGot   float64 `json:"worstGot"`
-	WorstWant  float64 `json:"worstWant"`
-	Pass       bool    `json:"pass"`
-	Note       string  `json:"note,omitempty"`
+	WorstIndex []int  `json:"worstIndex" js:"worstIndex"`
+	WorstGot   Float  `json:"worstGot" js:"worstGot"`
+	WorstWant  Float  `json:"worstWant" js:"worstWant"`
+	Pass       bool   `json:"pass" js:"pass"`
+	Note       string `json:"note,omitempty" js:"note,omitempty"`
 }
 
-// MarshalJSON writes NaN and infinities as strings ("NaN", "+Inf"), which JSON cannot hold as numbers.
-func (s Stats) MarshalJSON() ([]byte, error) {
-	type plain Stats
-	p := plain(s)
-	p.MaxAbs, p.MaxRel, p.Cosine, p.WorstGot, p.WorstWant = 0, 0, 0, 0, 0
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	m["maxAbs"], m["maxRel"], m["cosine"], m["worstGot"], m["worstWant"] = num(s.MaxAbs), num(s.MaxRel), num(s.Cosine), num(s.WorstGot), num(s.WorstWant)
-	return json.Marshal(m)
-}
+// Float is a float64 that JSON-encodes NaN and infinities as the strings
+// "NaN", "+Inf" and "-Inf" (JSON numbers cannot hold them). It does not use
+// encoding/json, which would cost megabytes of gort.wasm.
+type Float float64
 
-func num(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Sprint(f)
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
 	}
-	return f
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
 // TensorStats compares got with want under tol.
 func TensorStats(got, want *tensor.Tensor, tol Tolerance) Stats {
-	s := Stats{GotDType: got.DType().String(), WantDType: want.DType().String(), GotShape: got.Shape(), WantShape: want.Shape(), Cosine: math.NaN()}
+	s := Stats{GotDType: got.DType().String(), WantDType: want.DType().String(), GotShape: got.Shape(), WantShape: want.Shape(), Cosine: Float(math.NaN())}
 	s.DTypeMatch = got.DType() == want.DType()
 	s.ShapeMatch = slices.Equal(got.Shape(), want.Shape())
 	if !s.ShapeMatch {
@@ -96,7 +91,7 @@ func TensorStats(got, want *tensor.Tensor, tol Tolerance) Stats {
 		return s
 	}
 	worst, worstExcess := -1, 0.0
-	var dot, ng, nw float64
+	var dot, ng, nw, maxAbs, maxRel float64
 	for i := range w {
 		a, b := g[i], w[i]
 		dot += a * b
@@ -115,9 +110,9 @@ func TensorStats(got, want *tensor.Tensor, tol Tolerance) Stats {
 		default:
 			diff = math.Abs(a - b)
 		}
-		s.MaxAbs = max(s.MaxAbs, diff)
+		maxAbs = max(maxAbs, diff)
 		if b != 0 && !math.IsNaN(b) && !math.IsInf(b, 0) {
-			s.MaxRel = max(s.MaxRel, diff/math.Abs(b))
+			maxRel = max(maxRel, diff/math.Abs(b))
 		}
 		if !ok {
 			s.Mismatches++
@@ -130,14 +125,15 @@ func TensorStats(got, want *tensor.Tensor, tol Tolerance) Stats {
 			}
 		}
 	}
+	s.MaxAbs, s.MaxRel = Float(maxAbs), Float(maxRel)
 	if ng > 0 && nw > 0 {
-		s.Cosine = dot / (math.Sqrt(ng) * math.Sqrt(nw))
+		s.Cosine = Float(dot / (math.Sqrt(ng) * math.Sqrt(nw)))
 	} else if ng == 0 && nw == 0 {
 		s.Cosine = 1
 	}
 	if worst >= 0 {
 		s.WorstIndex = unravel(worst, want.Shape())
-		s.WorstGot, s.WorstWant = g[worst], w[worst]
+		s.WorstGot, s.WorstWant = Float(g[worst]), Float(w[worst])
 	}
 	s.Pass = s.DTypeMatch && s.Mismatches == 0
 	if !s.DTypeMatch {

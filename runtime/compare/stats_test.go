@@ -18,12 +18,12 @@ func TestTensorStats(t *testing.T) {
 	if s.Pass || s.Mismatches != 2 || !slices.Equal(s.WorstIndex, []int{1, 1}) || s.WorstGot != 5.5 || s.WorstWant != 5 {
 		t.Errorf("stats %+v", s)
 	}
-	if math.Abs(s.MaxAbs-0.5) > 1e-6 || math.Abs(s.MaxRel-0.1) > 1e-6 {
+	if math.Abs(float64(s.MaxAbs)-0.5) > 1e-6 || math.Abs(float64(s.MaxRel)-0.1) > 1e-6 {
 		t.Errorf("max abs %v rel %v", s.MaxAbs, s.MaxRel)
 	}
 	// cos = (91 + 0.03 + 2.5) / (sqrt(91) * sqrt(1+4+9.0601+16+30.25+36))
 	wantCos := 93.53 / (math.Sqrt(91) * math.Sqrt(96.3101))
-	if math.Abs(s.Cosine-wantCos) > 1e-6 {
+	if math.Abs(float64(s.Cosine)-wantCos) > 1e-6 {
 		t.Errorf("cosine %v, want %v", s.Cosine, wantCos)
 	}
 	loose := TensorStats(got, want, Tolerance{Rtol: 0.2, Atol: 0})
@@ -37,7 +37,7 @@ func TestTensorStats(t *testing.T) {
 		t.Errorf("dtype mismatch passed: %+v", s)
 	}
 	nan := TensorStats(tensor.Of([]int{2}, []float32{float32(math.NaN()), 1}), tensor.Of([]int{2}, []float32{1, 1}), DefaultTolerance)
-	if nan.Pass || !math.IsInf(nan.MaxAbs, 1) || nan.WorstIndex[0] != 0 {
+	if nan.Pass || !math.IsInf(float64(nan.MaxAbs), 1) || nan.WorstIndex[0] != 0 {
 		t.Errorf("NaN %+v", nan)
 	}
 	js, err := json.Marshal(nan)

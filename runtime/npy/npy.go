@@ -9,7 +9,6 @@ package npy
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -45,12 +44,12 @@ func Read(data []byte, maxBytes int64) (*tensor.Tensor, error) {
 	var hlen, off int
 	switch major {
 	case 1:
-		hlen, off = int(binary.LittleEndian.Uint16(data[8:10])), 10
+		hlen, off = int(littleEndian{}.Uint16(data[8:10])), 10
 	case 2, 3:
 		if len(data) < 12 {
 			return nil, bad("truncated header")
 		}
-		hlen, off = int(binary.LittleEndian.Uint32(data[8:12])), 12
+		hlen, off = int(littleEndian{}.Uint32(data[8:12])), 12
 	default:
 		return nil, bad("format version %d.%d is not supported", major, data[7])
 	}
@@ -223,11 +222,11 @@ func decode(h header, body []byte, maxBytes int64) (*tensor.Tensor, error) {
 		return nil, bad("descr %q", h.descr)
 	}
 	order, code := h.descr[0], h.descr[1:]
-	var bo binary.ByteOrder = binary.LittleEndian
+	var bo byteOrder = littleEndian{}
 	switch order {
 	case '<', '|', '=':
 	case '>':
-		bo = binary.BigEndian
+		bo = bigEndian{}
 	default:
 		order, code = '|', h.descr
 	}
@@ -330,7 +329,7 @@ func elemSize(code string) int {
 }
 
 // decodeUnicode reads '<U<width>': width UTF-32 code units per element, NUL padded.
-func decodeUnicode(h header, body []byte, n, width int, bo binary.ByteOrder, maxBytes int64) (*tensor.Tensor, error) {
+func decodeUnicode(h header, body []byte, n, width int, bo byteOrder, maxBytes int64) (*tensor.Tensor, error) {
 	if width > 0 && int64(n) > maxBytes/int64(4*width) {
 		return nil, errs.New(errs.TooLarge, "npy: string array exceeds the budget")
 	}
@@ -466,7 +465,7 @@ func Write(t *tensor.Tensor) ([]byte, error) {
 		for i, s := range ss {
 			j := 0
 			for _, r := range s {
-				binary.LittleEndian.PutUint32(body[4*(i*width+j):], uint32(r))
+				littleEndian{}.PutUint32(body[4*(i*width+j):], uint32(r))
 				j++
 			}
 		}
@@ -499,10 +498,11 @@ func Write(t *tensor.Tensor) ([]byte, error) {
 	b.WriteString(magic)
 	b.WriteByte(major)
 	b.WriteByte(0)
+	n := len(hdr)
 	if major == 1 {
-		binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+		b.Write([]byte{byte(n), byte(n >> 8)})
 	} else {
-		binary.Write(&b, binary.LittleEndian, uint32(len(hdr)))
+		b.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)})
 	}
 	b.WriteString(hdr)
 	b.Write(body)
@@ -510,7 +510,7 @@ func Write(t *tensor.Tensor) ([]byte, error) {
 }
 
 func encode(t *tensor.Tensor) []byte {
-	le := binary.LittleEndian
+	le := littleEndian{}
 	switch d := t.Data().(type) {
 	case []bool:
 		b := make([]byte, len(d))
@@ -600,3 +600,37 @@ func encode(t *tensor.Tensor) []byte {
 	}
 	return nil
 }
+
+// byteOrder reads and writes fixed-width integers (encoding/binary would
+// pull its reflection-based codec into gort.wasm).
+type byteOrder interface {
+	Uint16([]byte) uint16
+	Uint32([]byte) uint32
+	Uint64([]byte) uint64
+}
+
+type littleEndian struct{}
+
+func (littleEndian) Uint16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
+func (littleEndian) Uint32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+func (l littleEndian) Uint64(b []byte) uint64 {
+	return uint64(l.Uint32(b)) | uint64(l.Uint32(b[4:]))<<32
+}
+func (littleEndian) PutUint16(b []byte, v uint16) { b[0], b[1] = byte(v), byte(v>>8) }
+func (littleEndian) PutUint32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+func (l littleEndian) PutUint64(b []byte, v uint64) {
+	l.PutUint32(b, uint32(v))
+	l.PutUint32(b[4:], uint32(v>>32))
+}
+
+type bigEndian struct{}
+
+func (bigEndian) Uint16(b []byte) uint16 { return uint16(b[1]) | uint16(b[0])<<8 }
+func (bigEndian) Uint32(b []byte) uint32 {
+	return uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
+}
+func (e bigEndian) Uint64(b []byte) uint64 { return uint64(e.Uint32(b[4:])) | uint64(e.Uint32(b))<<32 }

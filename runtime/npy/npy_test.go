@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -154,16 +155,45 @@ func payload(x *tensor.Tensor) []byte {
 	return b[i+1:]
 }
 
-// TestCompressedNPZ: np.savez_compressed stores members deflated.
+// TestCompressedNPZ: np.savez_compressed stores members deflated; archives
+// written by another zip writer (Go's archive/zip here) read back.
 func TestCompressedNPZ(t *testing.T) {
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
 	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "logits.npy", Method: zip.Deflate})
 	w.Write(fixture(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 60,
 		1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0))
+	w, _ = zw.CreateHeader(&zip.FileHeader{Name: "ids.npy", Method: zip.Store})
+	w.Write(fixture(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }", 58, 1, 0, 0, 1))
 	zw.Close()
 	got, names, err := npy.ReadNPZ(b.Bytes(), 0)
-	if err != nil || len(names) != 1 || names[0] != "logits" || fmt.Sprint(got["logits"]) != fmt.Sprint(tensor.Of([]int{3}, []int64{1, 2, 3})) {
+	if err != nil || len(names) != 2 || names[0] != "logits" || fmt.Sprint(got["ids"]) != fmt.Sprint(tensor.Of([]int{2, 2}, []bool{true, false, false, true})) || fmt.Sprint(got["logits"]) != fmt.Sprint(tensor.Of([]int{3}, []int64{1, 2, 3})) {
 		t.Fatalf("got %v %v %v", got, names, err)
+	}
+}
+
+// TestNPZReadableByArchiveZip: what WriteNPZ writes is a valid zip.
+func TestNPZReadableByArchiveZip(t *testing.T) {
+	b, err := npy.WriteNPZ(map[string]*tensor.Tensor{"a": tensor.Of([]int{1}, []int64{7}), "b": tensor.Of([]int{2}, []float32{1, 2})}, []string{"b", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil || len(zr.File) != 2 || zr.File[0].Name != "b.npy" {
+		t.Fatalf("%v %v", err, zr)
+	}
+	rc, err := zr.File[1].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := npy.Read(data, 0); err != nil || fmt.Sprint(back) != fmt.Sprint(tensor.Of([]int{1}, []int64{7})) {
+		t.Errorf("%v %v", back, err)
+	}
+	if _, _, err := npy.ReadNPZ(b[:len(b)-30], 0); err == nil {
+		t.Error("truncated archive read")
 	}
 }
