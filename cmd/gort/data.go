@@ -282,7 +282,7 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 	for _, in := range s.Inputs() {
 		names = append(names, in.Name)
 	}
-	var notes []string
+	notes := []string{}
 	if *d.data != "" {
 		// input_<i>.pb feeds the i-th input that is not an initializer, as in the ONNX backend runner.
 		for i, in := range s.Inputs() {

@@ -32,12 +32,17 @@ func newFlags(e *env, name, args, summary string) *cmdFlags {
 // parse returns the positional arguments, or an exit code when parsing ended
 // the command (--help: 0, a bad flag: 2).
 func (c *cmdFlags) parse(args []string, npos int) ([]string, int, bool) {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			c.SetOutput(c.e.out)
+			c.Usage()
+			return nil, exitOK, false
+		}
+	}
 	var pos []string
 	for {
 		if err := c.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				c.SetOutput(c.e.out)
-				c.Usage()
 				return nil, exitOK, false
 			}
 			return nil, exitUsage, false

@@ -137,7 +137,17 @@ func Model(mp *pb.ModelProto, opts *Options) (r *Report) {
 		if p := recover(); p != nil {
 			r.add(Finding{Severity: Error, Code: "CHECKER_FAILED", NodeIndex: -1, Message: fmt.Sprintf("the checker stopped (a gort bug): %v", p)})
 		}
-		sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity == Error && r.Findings[j].Severity != Error })
+		// Errors first; within a severity, model-level findings, then by graph and node.
+		sort.SliceStable(r.Findings, func(i, j int) bool {
+			a, b := r.Findings[i], r.Findings[j]
+			if (a.Severity == Error) != (b.Severity == Error) {
+				return a.Severity == Error
+			}
+			if a.Graph != b.Graph {
+				return a.Graph == "" || (b.Graph != "" && a.Graph == "main")
+			}
+			return a.NodeIndex < b.NodeIndex
+		})
 	}()
 	ir := mp.GetIrVersion()
 	switch {
