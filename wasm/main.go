@@ -75,8 +75,7 @@ func main() {
 	api.Set("release", syncFunc(release))
 	api.Set("memory", syncFunc(memory))
 	api.Set("ops", syncFunc(ops))
-	api.Set("inspect", asyncFunc(inspect))
-
+	registerChecks(api) // checks.go
 	js.Global().Get(key).Invoke(api)
 	select {}
 }

@@ -1,222 +1,91 @@
-// Command gort runs and inspects ONNX models natively.
+// Command gort checks, inspects, prints, runs and compares ONNX models natively.
 //
-//	gort info model.onnx                 inputs, outputs, opsets, unsupported nodes
-//	gort run  model.onnx [-data dir]     run with the test data set in dir (inputs
-//	                                     input_<i>.pb, expected output_<i>.pb, compared
-//	                                     with rtol 1e-3 / atol 1e-7) or random inputs
+//	gort check   model.onnx             every problem of the model, with stable codes
+//	gort inspect model.onnx             inputs, outputs, opsets, ops, what gort cannot run
+//	gort print   model.onnx             the graph with inferred types and shapes
+//	gort run     model.onnx [inputs]    run on given or random inputs
+//	gort compare model.onnx [inputs] --expected ...   compare outputs with expected ones
+//	gort diverge model.onnx [inputs] --reference ...  the first node whose output differs
+//
+// Every verb takes --help and --json. Exit codes: 0 ok, 1 the check or the
+// comparison failed (or the run did), 2 usage error or unreadable input.
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	_ "github.com/gort-dev/gort/ops" // the operator set
-	"math/rand/v2"
+	"io"
 	"os"
-	"path/filepath"
-	"sort"
-	"time"
 
-	"github.com/gort-dev/gort/runtime"
-	"github.com/gort-dev/gort/runtime/compare"
-	"github.com/gort-dev/gort/runtime/errs"
-	"github.com/gort-dev/gort/runtime/graph"
-	"github.com/gort-dev/gort/runtime/protoconv"
-	"github.com/gort-dev/gort/runtime/tensor"
+	_ "github.com/gort-dev/gort/ops" // registers the operators
 )
 
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+type verb struct {
+	name, args, summary string
+	run                 func(e *env, args []string) int
+}
+
+var verbs []verb
+
+func init() {
+	verbs = []verb{
+		{"check", "model.onnx", "check the model and list every finding (errors and warnings)", cmdCheck},
+		{"inspect", "model.onnx", "inputs, outputs, opsets, op counts, shape coverage and the nodes gort cannot run", cmdInspect},
+		{"info", "model.onnx", "same as inspect", cmdInspect},
+		{"print", "model.onnx", "print the graph with inferred types and shapes (text or --json)", cmdPrint},
+		{"run", "model.onnx", "run the model on given inputs (or random ones) and summarize the outputs", cmdRun},
+		{"compare", "model.onnx", "run the model and compare its outputs with expected ones", cmdCompare},
+		{"diverge", "model.onnx", "name the first node whose output differs from a reference", cmdDiverge},
+	}
+}
+
+// env is where a command writes; tests substitute buffers.
+type env struct {
+	out, err io.Writer
+	color    bool // colour the output (stdout is a terminal)
+	progress bool // show progress on stderr (stderr is a terminal)
+}
+
 func main() {
-	if len(os.Args) < 3 {
-		usage()
-	}
-	var err error
-	switch os.Args[1] {
-	case "info":
-		err = info(os.Args[2])
-	case "run":
-		fs := flag.NewFlagSet("run", flag.ExitOnError)
-		data := fs.String("data", "", "test data directory (input_<i>.pb, output_<i>.pb)")
-		repeat := fs.Int("repeat", 1, "number of timed runs")
-		fs.Parse(os.Args[3:])
-		err = run(os.Args[2], *data, *repeat)
-	default:
-		usage()
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gort:", err)
-		os.Exit(1)
-	}
+	e := &env{out: os.Stdout, err: os.Stderr, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "", progress: isTerminal(os.Stderr)}
+	os.Exit(e.main(os.Args[1:]))
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: gort info model.onnx | gort run model.onnx [-data dir] [-repeat n]")
-	os.Exit(2)
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func load(path string) (*runtime.Session, time.Duration, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err
+func (e *env) main(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		e.usage(e.out)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
 	}
-	t0 := time.Now()
-	s, err := runtime.Load(b, nil)
-	return s, time.Since(t0), err
+	for _, v := range verbs {
+		if v.name == args[0] {
+			return v.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.err, "gort: unknown command %q\n\n", args[0])
+	e.usage(e.err)
+	return exitUsage
 }
 
-func info(path string) error {
-	s, d, err := load(path)
-	if err != nil {
-		return err
+func (e *env) usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gort <command> model.onnx [options]   (gort <command> --help for its options)")
+	fmt.Fprintln(w)
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
 	}
-	m := s.Model()
-	fmt.Printf("%s: IR %d, opsets %v, %d nodes, loaded in %v\n", path, m.IRVersion, m.Opsets, len(m.Graph.Nodes), d.Round(time.Microsecond))
-	for _, in := range s.Inputs() {
-		fmt.Printf("  input  %s: %s\n", in.Name, in.Type)
-	}
-	for _, in := range s.OverridableInitializers() {
-		fmt.Printf("  input  %s: %s (initializer; a feed overrides it)\n", in.Name, in.Type)
-	}
-	for _, out := range s.Outputs() {
-		fmt.Printf("  output %s: %s\n", out.Name, out.Type)
-	}
-	for _, p := range s.Unsupported() {
-		fmt.Printf("  unsupported: %v\n", p)
-	}
-	return nil
-}
-
-func run(path, dataDir string, repeat int) error {
-	s, loadTime, err := load(path)
-	if err != nil {
-		return err
-	}
-	feeds := map[string]tensor.Value{}
-	// input_<i>.pb feeds the i-th input that is not an initializer, as in the ONNX backend runner.
-	for i, in := range s.Inputs() {
-		if dataDir != "" {
-			b, err := os.ReadFile(filepath.Join(dataDir, fmt.Sprintf("input_%d.pb", i)))
-			if err != nil {
-				if os.IsNotExist(err) {
-					continue
-				}
-				return err
-			}
-			v, err := protoconv.DecodeValue(b, protoconv.TensorValue, 0)
-			if err != nil {
-				return err
-			}
-			feeds[in.Name] = v
-			continue
-		}
-		t, err := randomTensor(in)
-		if err != nil {
-			return err
-		}
-		feeds[in.Name] = t
-	}
-	var out map[string]tensor.Value
-	var best time.Duration
-	for r := 0; r < max(repeat, 1); r++ {
-		t0 := time.Now()
-		out, err = s.Run(context.Background(), feeds)
-		if err != nil {
-			return err
-		}
-		if d := time.Since(t0); r == 0 || d < best {
-			best = d
-		}
-	}
-	fmt.Printf("%s: loaded in %v, ran in %v (best of %d)\n", path, loadTime.Round(time.Microsecond), best.Round(time.Microsecond), max(repeat, 1))
-	names := make([]string, 0, len(out))
-	for k := range out {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	failed := 0
-	for i, o := range s.Outputs() {
-		t, ok := out[o.Name].(*tensor.Tensor)
-		if !ok {
-			fmt.Printf("  %s: %T\n", o.Name, out[o.Name])
-			continue
-		}
-		fmt.Printf("  %s: %s%v checksum %.6g\n", o.Name, t.DType(), t.Shape(), checksum(t))
-		if dataDir != "" {
-			b, err := os.ReadFile(filepath.Join(dataDir, fmt.Sprintf("output_%d.pb", i)))
-			if err != nil {
-				continue
-			}
-			want, err := protoconv.DecodeValue(b, protoconv.TensorValue, 0)
-			if err != nil {
-				return err
-			}
-			if d := compare.Compare(t, want, compare.DefaultTolerance); d != "" {
-				fmt.Printf("    MISMATCH with expected output: %s\n", d)
-				failed++
-			} else {
-				fmt.Printf("    matches the expected output (rtol 1e-3, atol 1e-7)\n")
-			}
-		}
-	}
-	if failed > 0 {
-		return errs.New(errs.Runtime, "%d outputs differ from the expected ones", failed)
-	}
-	return nil
-}
-
-// randomTensor makes a feed for a declared input: symbolic or unknown dims become 1.
-func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
-	if in.Type.Kind != graph.KindTensor {
-		return nil, fmt.Errorf("input %q is a %s; random feeds are only made for tensors", in.Name, in.Type.Kind)
-	}
-	shape := make([]int, len(in.Type.Shape))
-	for i, d := range in.Type.Shape {
-		shape[i] = 1
-		if d.Known() {
-			shape[i] = int(d.Value)
-		}
-	}
-	if _, ok := tensor.Size(shape); !ok {
-		return nil, fmt.Errorf("input %q has an invalid shape %v", in.Name, shape)
-	}
-	t := tensor.New(in.Type.Elem, shape...)
-	r := rand.New(rand.NewPCG(1, 2))
-	switch d := t.Data().(type) {
-	case []float32:
-		for i := range d {
-			d[i] = r.Float32()*2 - 1
-		}
-		// float16 and bfloat16 are stored as float32: hold them to values
-		// of their own type, as a real feed would be (and as gort's JS CLI,
-		// which must produce the same inputs, can only send them).
-		tensor.RoundTo(in.Type.Elem, d)
-	case []float64:
-		for i := range d {
-			d[i] = r.Float64()*2 - 1
-		}
-	case []int64:
-		for i := range d {
-			d[i] = r.Int64N(4)
-		}
-	case []int32:
-		for i := range d {
-			d[i] = r.Int32N(4)
-		}
-	case []bool:
-		for i := range d {
-			d[i] = r.IntN(2) == 1
-		}
-	}
-	return t, nil
-}
-
-func checksum(t *tensor.Tensor) float64 {
-	vals, err := t.Float64s()
-	if err != nil {
-		return 0
-	}
-	s := 0.0
-	for _, v := range vals {
-		s += v
-	}
-	return s
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 check or comparison failed, 2 usage error or unreadable input.")
 }

@@ -43,16 +43,16 @@ const (
 
 // Finding is one problem. Code is stable: tools may match on it.
 type Finding struct {
-	Severity Severity `json:"severity"`
-	Code     string   `json:"code"`
+	Severity Severity `json:"severity" js:"severity"`
+	Code     string   `json:"code" js:"code"`
 	// Graph locates the graph: "main", "main/<node>.<attr>" for subgraphs,
 	// "function <domain>.<name>" for model-local functions.
-	Graph     string `json:"graph,omitempty"`
-	Node      string `json:"node,omitempty"`
-	NodeIndex int    `json:"nodeIndex"` // -1 when the finding is not about a node
-	Op        string `json:"op,omitempty"`
-	Tensor    string `json:"tensor,omitempty"`
-	Message   string `json:"message"`
+	Graph     string `json:"graph,omitempty" js:"graph,omitempty"`
+	Node      string `json:"node,omitempty" js:"node,omitempty"`
+	NodeIndex int    `json:"nodeIndex" js:"nodeIndex"` // -1 when the finding is not about a node
+	Op        string `json:"op,omitempty" js:"op,omitempty"`
+	Tensor    string `json:"tensor,omitempty" js:"tensor,omitempty"`
+	Message   string `json:"message" js:"message"`
 }
 
 func (f Finding) String() string {
@@ -72,12 +72,12 @@ func (f Finding) String() string {
 
 // Report is the outcome of a check.
 type Report struct {
-	Findings []Finding `json:"findings"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
+	Findings []Finding `json:"findings" js:"findings"`
+	Errors   int       `json:"errors" js:"errors"`
+	Warnings int       `json:"warnings" js:"warnings"`
 	// Shapes is the inference result the checker used (nil when the model
 	// could not be decoded).
-	Shapes *shapes.Result `json:"-"`
+	Shapes *shapes.Result `json:"-" js:"-"`
 }
 
 // OK reports whether there is no error finding.
@@ -137,7 +137,17 @@ func Model(mp *pb.ModelProto, opts *Options) (r *Report) {
 		if p := recover(); p != nil {
 			r.add(Finding{Severity: Error, Code: "CHECKER_FAILED", NodeIndex: -1, Message: fmt.Sprintf("the checker stopped (a gort bug): %v", p)})
 		}
-		sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity == Error && r.Findings[j].Severity != Error })
+		// Errors first; within a severity, model-level findings, then by graph and node.
+		sort.SliceStable(r.Findings, func(i, j int) bool {
+			a, b := r.Findings[i], r.Findings[j]
+			if (a.Severity == Error) != (b.Severity == Error) {
+				return a.Severity == Error
+			}
+			if a.Graph != b.Graph {
+				return a.Graph == "" || (b.Graph != "" && a.Graph == "main")
+			}
+			return a.NodeIndex < b.NodeIndex
+		})
 	}()
 	ir := mp.GetIrVersion()
 	switch {

@@ -288,7 +288,13 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 		return
 	}
 	if !schema.Known(domain, opType) {
-		add(Error, "OP_UNKNOWN", "", "%s is not an operator of domain %q", opType, domainName(domain))
+		msg := fmt.Sprintf("%s is not an operator of domain %q", opType, domainName(domain))
+		for _, o := range schema.Ops(domain) {
+			if strings.EqualFold(o, opType) {
+				msg += fmt.Sprintf(" (did you mean %s?)", o)
+			}
+		}
+		add(Error, "OP_UNKNOWN", "", "%s", msg)
 		return
 	}
 	s := schema.Resolve(domain, opType, opset)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,55 +21,55 @@ import (
 
 // Model is the JSON form of a model.
 type Model struct {
-	IRVersion int64            `json:"irVersion"`
-	Opsets    map[string]int64 `json:"opsets"`
-	Producer  string           `json:"producer,omitempty"`
-	Graph     *Graph           `json:"graph"`
-	Functions []*Function      `json:"functions,omitempty"`
+	IRVersion int64            `json:"irVersion" js:"irVersion"`
+	Opsets    map[string]int64 `json:"opsets" js:"opsets"`
+	Producer  string           `json:"producer,omitempty" js:"producer,omitempty"`
+	Graph     *Graph           `json:"graph" js:"graph"`
+	Functions []*Function      `json:"functions,omitempty" js:"functions,omitempty"`
 }
 
 // Graph is the JSON form of a graph.
 type Graph struct {
-	Name         string   `json:"name"`
-	Inputs       []*Value `json:"inputs"`
-	Initializers []*Value `json:"initializers"`
-	Nodes        []*Node  `json:"nodes"`
-	Outputs      []*Value `json:"outputs"`
+	Name         string   `json:"name" js:"name"`
+	Inputs       []*Value `json:"inputs" js:"inputs"`
+	Initializers []*Value `json:"initializers" js:"initializers"`
+	Nodes        []*Node  `json:"nodes" js:"nodes"`
+	Outputs      []*Value `json:"outputs" js:"outputs"`
 }
 
 // Value is a named value with its (inferred or declared) type.
 type Value struct {
-	Name string `json:"name"`
+	Name string `json:"name" js:"name"`
 	// Type is "float32[N,3,224,224]"-style text, "" when unknown.
-	Type string `json:"type"`
+	Type string `json:"type" js:"type"`
 	// Elem and Shape split Type for tools: Shape entries are numbers,
 	// symbolic names or null (unknown); Shape is null when the rank is unknown.
-	Elem  string `json:"elem,omitempty"`
-	Shape []any  `json:"shape"`
+	Elem  string `json:"elem,omitempty" js:"elem,omitempty"`
+	Shape []any  `json:"shape" js:"shape"`
 	// Why tells why the shape is unknown.
-	Why string `json:"why,omitempty"`
+	Why string `json:"why,omitempty" js:"why,omitempty"`
 }
 
 // Node is the JSON form of a node.
 type Node struct {
-	Index     int               `json:"index"`
-	Name      string            `json:"name"`
-	Op        string            `json:"op"`
-	Domain    string            `json:"domain,omitempty"`
-	Inputs    []string          `json:"inputs"`
-	Outputs   []*Value          `json:"outputs"`
-	Attrs     map[string]any    `json:"attrs,omitempty"`
-	Subgraphs map[string]*Graph `json:"subgraphs,omitempty"`
+	Index     int               `json:"index" js:"index"`
+	Name      string            `json:"name" js:"name"`
+	Op        string            `json:"op" js:"op"`
+	Domain    string            `json:"domain,omitempty" js:"domain,omitempty"`
+	Inputs    []string          `json:"inputs" js:"inputs"`
+	Outputs   []*Value          `json:"outputs" js:"outputs"`
+	Attrs     map[string]any    `json:"attrs,omitempty" js:"attrs,omitempty"`
+	Subgraphs map[string]*Graph `json:"subgraphs,omitempty" js:"subgraphs,omitempty"`
 }
 
 // Function is a model-local function.
 type Function struct {
-	Domain  string   `json:"domain"`
-	Name    string   `json:"name"`
-	Inputs  []string `json:"inputs"`
-	Outputs []string `json:"outputs"`
-	Attrs   []string `json:"attrs,omitempty"`
-	Nodes   []*Node  `json:"nodes"`
+	Domain  string   `json:"domain" js:"domain"`
+	Name    string   `json:"name" js:"name"`
+	Inputs  []string `json:"inputs" js:"inputs"`
+	Outputs []string `json:"outputs" js:"outputs"`
+	Attrs   []string `json:"attrs,omitempty" js:"attrs,omitempty"`
+	Nodes   []*Node  `json:"nodes" js:"nodes"`
 }
 
 // Build converts a model to its JSON form, with types from inference (res
@@ -409,10 +410,13 @@ func (p *textPrinter) node(n *Node, indent string) {
 	}
 }
 
+// tensorText matches tensorSummary's output, printed unquoted.
+var tensorText = regexp.MustCompile(`^[a-z0-9]+\[[0-9,]*\]( \{.*\})?$`)
+
 func attrText(v any) string {
 	switch x := v.(type) {
 	case string:
-		if strings.HasPrefix(x, "@") || strings.Contains(x, "[") && strings.Contains(x, "]") && !strings.ContainsAny(x, " \"") {
+		if strings.HasPrefix(x, "@") || tensorText.MatchString(x) {
 			return x
 		}
 		return strconv.Quote(x)
@@ -436,4 +440,14 @@ func attrText(v any) string {
 		return "[" + strings.Join(s, ", ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+// Values gives every inferred value in the JSON form (for inferShapes).
+func Values(res *shapes.Result) map[string]*Value {
+	b := &builder{res: res}
+	out := make(map[string]*Value, len(res.Values))
+	for name := range res.Values {
+		out[name] = b.value(name, nil)
+	}
+	return out
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gort-dev/gort/runtime/npy"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+func vi(name string, dims ...int64) *pb.ValueInfoProto {
+	shape := &pb.TensorShapeProto{}
+	for _, d := range dims {
+		shape.Dim = append(shape.Dim, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+	}
+	return &pb.ValueInfoProto{Name: name, Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{TensorType: &pb.TypeProto_Tensor{ElemType: int32(tensor.Float), Shape: shape}}}}
+}
+
+// model writes y = Relu(x + w) · w with x float32[2,3] (nodes "add", "relu", "scale").
+func model(t *testing.T, dir string, edit func(g *pb.GraphProto)) string {
+	g := &pb.GraphProto{
+		Name:        "g",
+		Input:       []*pb.ValueInfoProto{vi("x", 2, 3)},
+		Output:      []*pb.ValueInfoProto{vi("y", 2, 3)},
+		Initializer: []*pb.TensorProto{{Name: "w", DataType: int32(tensor.Float), Dims: []int64{3}, FloatData: []float32{1, -1, 2}}},
+		Node: []*pb.NodeProto{
+			{Name: "add", OpType: "Add", Input: []string{"x", "w"}, Output: []string{"s"}},
+			{Name: "relu", OpType: "Relu", Input: []string{"s"}, Output: []string{"r"}},
+			{Name: "scale", OpType: "Mul", Input: []string{"r", "w"}, Output: []string{"y"}},
+		},
+	}
+	if edit != nil {
+		edit(g)
+	}
+	m := &pb.ModelProto{IrVersion: 8, OpsetImport: []*pb.OperatorSetIdProto{{Version: 17}}, Graph: g}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "model.onnx")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gort(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	e := &env{out: &out, err: &errb}
+	code := e.main(args)
+	return out.String(), errb.String(), code
+}
+
+func writeNpy(t *testing.T, path string, x *tensor.Tensor) {
+	b, err := npy.Write(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if _, _, code := gort(); code != exitUsage {
+		t.Errorf("no args: %d", code)
+	}
+	if out, _, code := gort("--help"); code != 0 || !strings.Contains(out, "diverge") {
+		t.Errorf("--help: %d %s", code, out)
+	}
+	if _, _, code := gort("frobnicate", "m.onnx"); code != exitUsage {
+		t.Errorf("unknown verb: %d", code)
+	}
+	for _, v := range []string{"check", "inspect", "print", "run", "compare", "diverge"} {
+		out, _, code := gort(v, "--help")
+		if code != 0 || !strings.Contains(out, "usage: gort "+v) || !strings.Contains(out, "-json") {
+			t.Errorf("%s --help: %d\n%s", v, code, out)
+		}
+		if _, _, code := gort(v); code != exitUsage {
+			t.Errorf("%s without a model: %d", v, code)
+		}
+		if _, _, code := gort(v, "--no-such-flag", "m.onnx"); code != exitUsage {
+			t.Errorf("%s with a bad flag: %d", v, code)
+		}
+		if _, _, code := gort(v, filepath.Join(t.TempDir(), "missing.onnx")); code != exitUsage {
+			t.Errorf("%s of a missing file: %d", v, code)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := model(t, dir, nil)
+	if out, _, code := gort("check", good); code != 0 || !strings.Contains(out, "0 error(s), 0 warning(s)") {
+		t.Errorf("clean model: %d %s", code, out)
+	}
+	bad := model(t, t.TempDir(), func(g *pb.GraphProto) {
+		g.Node[1].OpType = "Frobnicate"
+		g.Node[2].Input = []string{"r", "nowhere"}
+	})
+	out, _, code := gort("check", bad)
+	if code != exitFailed || !strings.Contains(out, "OP_UNKNOWN") || !strings.Contains(out, "UNDEFINED_INPUT") || !strings.Contains(out, "relu (#1)") {
+		t.Errorf("broken model: %d\n%s", code, out)
+	}
+	// --json after the path; the report parses.
+	out, _, code = gort("check", bad, "--json")
+	var rep struct {
+		OK       bool
+		Errors   int
+		Findings []struct{ Code, Node string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFailed || rep.OK || rep.Errors != 2 || len(rep.Findings) < 2 {
+		t.Errorf("json: %v %d %s", err, code, out)
+	}
+	garbage := filepath.Join(dir, "garbage.onnx")
+	os.WriteFile(garbage, []byte("not a model at all"), 0o644)
+	if _, errOut, code := gort("check", garbage); code != exitUsage || !strings.Contains(errOut, "GORT_BAD_MODEL") {
+		t.Errorf("garbage: %d %s", code, errOut)
+	}
+}
+
+func TestInspectAndPrint(t *testing.T) {
+	p := model(t, t.TempDir(), func(g *pb.GraphProto) { g.Node[1].OpType = "Frobnicate" })
+	out, _, code := gort("inspect", p)
+	if code != 0 || !strings.Contains(out, "gort cannot run 1 of 3 nodes") || !strings.Contains(out, "input   x") {
+		t.Errorf("inspect: %d\n%s", code, out)
+	}
+	out, _, code = gort("inspect", "--json", p)
+	var in inspection
+	if err := json.Unmarshal([]byte(out), &in); err != nil || code != 0 || in.Nodes != 3 || in.Capabilities.ByOp["Frobnicate"] != 1 {
+		t.Errorf("inspect json: %v %s", err, out)
+	}
+	p = model(t, t.TempDir(), nil)
+	out, _, code = gort("print", p)
+	if code != 0 || !strings.Contains(out, "%r: float32[2,3] = Relu(%s)") || !strings.Contains(out, "return %y: float32[2,3]") {
+		t.Errorf("print: %d\n%s", code, out)
+	}
+	out, _, _ = gort("print", "--json", p)
+	if !strings.Contains(out, `"op": "Mul"`) {
+		t.Errorf("print json:\n%s", out)
+	}
+}
+
+func TestRunCompareDiverge(t *testing.T) {
+	dir := t.TempDir()
+	p := model(t, dir, nil)
+	xs := filepath.Join(dir, "x.npy")
+	writeNpy(t, xs, tensor.Of([]int{2, 3}, []float32{1, 2, 3, -4, 5, -6}))
+	// By hand: s = x + w = [2,1,5,-3,4,-4]; r = [2,1,5,0,4,0]; y = r·w = [2,-1,10,0,-4,0].
+	want := tensor.Of([]int{2, 3}, []float32{2, -1, 10, 0, -4, 0})
+	exp := filepath.Join(dir, "expected.npz")
+	b, _ := npy.WriteNPZ(map[string]*tensor.Tensor{"y": want}, nil)
+	os.WriteFile(exp, b, 0o644)
+	out, errOut, code := gort("compare", p, "--inputs", xs, "--expected", exp)
+	if code != 0 || !strings.Contains(out, "PASS: 1 of 1 outputs match") {
+		t.Errorf("compare: %d\n%s%s", code, out, errOut)
+	}
+	// A wrong expectation fails, names the worst element, and the JSON says so.
+	wrong := filepath.Join(dir, "wrong.json")
+	os.WriteFile(wrong, []byte(`{"y": [[2, -1, 10], [0, -4.5, 0]]}`), 0o644)
+	out, _, code = gort("compare", p, "--inputs", "x="+xs, "--expected", wrong)
+	if code != exitFailed || !strings.Contains(out, "FAIL") || !strings.Contains(out, "[1 1] -4 / -4.5") {
+		t.Errorf("compare wrong: %d\n%s", code, out)
+	}
+	out, _, code = gort("compare", p, "--inputs", xs, "--expected", wrong, "--json", "--atol", "0.6")
+	if code != 0 || !strings.Contains(out, `"pass": true`) {
+		t.Errorf("compare with atol 0.6: %d\n%s", code, out)
+	}
+	if _, _, code := gort("compare", p, "--inputs", xs); code != exitUsage {
+		t.Errorf("compare without expectations: %d", code)
+	}
+	// run --save writes the outputs; --save-values every value.
+	saved := filepath.Join(dir, "out.npz")
+	refs := filepath.Join(dir, "refs")
+	out, _, code = gort("run", p, "--inputs", xs, "--save", saved, "--save-values", refs)
+	if code != 0 || !strings.Contains(out, "y  float32[2 3]  checksum 7") {
+		t.Errorf("run: %d\n%s", code, out)
+	}
+	if got, _, err := readNPZ(saved); err != nil || got["y"].String() != want.String() {
+		t.Errorf("saved outputs: %v %v", got, err)
+	}
+	if out, _, code := gort("diverge", p, "--inputs", xs, "--reference", refs); code != 0 || !strings.Contains(out, "no divergence: 3 values compared") {
+		t.Errorf("diverge clean: %d\n%s", code, out)
+	}
+	// Plant an error in the reference of r (the Relu's output): diverge names relu.
+	writeNpy(t, filepath.Join(refs, "r.npy"), tensor.Of([]int{2, 3}, []float32{2, 1, 5, 0, 4, 0.5}))
+	out, _, code = gort("diverge", p, "--inputs", xs, "--reference", refs)
+	if code != exitFailed || !strings.Contains(out, "first divergence at node relu (Relu, #1") || !strings.Contains(out, "inputs agreed") {
+		t.Errorf("diverge: %d\n%s", code, out)
+	}
+	if out, _, code := gort("diverge", p, "--unoptimized"); code != 0 {
+		t.Errorf("diverge --unoptimized: %d\n%s", code, out)
+	}
+	if _, _, code := gort("diverge", p); code != exitUsage {
+		t.Errorf("diverge without a reference: %d", code)
+	}
+}
+
+func readNPZ(p string) (map[string]*tensor.Tensor, []string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return npy.ReadNPZ(b, 0)
+}
+
+func TestJSONInputs(t *testing.T) {
+	v, err := readJSON([]byte(`{"a": {"type": "int64", "dims": [2, 1], "data": [3, -4]}, "b": [[true], [false]], "c": [1.5, "NaN"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := v["a"].(*tensor.Tensor).String(); s != "int64[2 1] [3 -4]" {
+		t.Errorf("a: %s", s)
+	}
+	if s := v["b"].(*tensor.Tensor).String(); s != "bool[2 1] [true false]" {
+		t.Errorf("b: %s", s)
+	}
+	if s := v["c"].(*tensor.Tensor).String(); s != "float32[2] [1.5 NaN]" {
+		t.Errorf("c: %s", s)
+	}
+	for _, bad := range []string{`{"a": [[1], [2, 3]]}`, `{"a": {"dims": [3], "data": [1]}}`, `{"a": {"type": "float99", "data": []}}`} {
+		if _, err := readJSON([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
