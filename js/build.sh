@@ -100,7 +100,7 @@ ${COMMON}
 platform.wasmUrl = () => new URL('./gort.wasm', import.meta.url).href;
 platform.newWorker = () => new Worker(new URL('./gort.worker.mjs', import.meta.url), { type: 'module', name: 'gort' });
 platform.moduleUrl = () => import.meta.url;
-export { InferenceSession, Tensor, env, ErrorCode };
+export { InferenceSession, Tensor, env, ErrorCode, check, inferShapes, printGraph, capabilities, compare, diverge, readNpy, writeNpy };
 export default gort;
 JS
 } > "$DIST/gort.mjs"

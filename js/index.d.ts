@@ -175,17 +175,135 @@ export interface Env {
     /** How often (ms) a run gives the event loop a turn (abort latency vs. overhead). Default 10. */
     yieldIntervalMs: number;
   };
-  /** onnxruntime-web's WebGPU settings: accepted, unused (gort has no WebGPU backend yet). */
+  /** onnxruntime-web's WebGPU settings: accepted, unused so far. */
   webgpu: Record<string, unknown>;
   readonly versions: { gort: string };
 }
 
 export declare const env: Env;
 
+/** Model bytes, a URL (fetched) or a file path (Node). */
+export type ModelSource = Uint8Array | ArrayBuffer | string | URL;
+
+/** One checker finding; codes are stable. */
+export interface Finding {
+  severity: 'error' | 'warning';
+  code: string;
+  graph?: string;
+  node?: string;
+  /** -1 when the finding is not about a node. */
+  nodeIndex: number;
+  op?: string;
+  tensor?: string;
+  message: string;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  errors: number;
+  warnings: number;
+  findings: Finding[];
+}
+
+/** A value with its inferred type: type is "float32[N,3,224,224]"-style text, "" when unknown. */
+export interface ValueInfo {
+  name: string;
+  type: string;
+  elem?: string;
+  /** Numbers, symbolic names or null (unknown); null when the rank is unknown. */
+  shape: Array<number | string | null> | null;
+  why?: string;
+}
+
+export interface ShapeReport {
+  values: Record<string, ValueInfo>;
+  problems: Array<{ code: string; node: string; nodeIndex: number; op: string; tensor?: string; message: string }>;
+}
+
+export interface GraphDocument {
+  name: string;
+  inputs: ValueInfo[];
+  initializers: ValueInfo[];
+  nodes: Array<{ index: number; name: string; op: string; domain?: string; inputs: string[]; outputs: ValueInfo[];
+    attrs?: Record<string, unknown>; subgraphs?: Record<string, GraphDocument> }>;
+  outputs: ValueInfo[];
+}
+
+export interface ModelDocument {
+  irVersion: number;
+  opsets: Record<string, number>;
+  producer?: string;
+  graph: GraphDocument;
+  functions?: unknown[];
+}
+
+export interface CapabilityReport {
+  nodes: number;
+  supported: number;
+  unsupported: Array<{ graph: string; node: string; nodeIndex: number; op: string; domain?: string; opset: number; reason: string }>;
+  byOp: Record<string, number>;
+  /** Nodes the optimiser replaced by constants, removed (dead or no-op), fused ("Conv_1+Relu_2 (fused into Conv)"). */
+  folded: string[];
+  removed: string[];
+  fused: string[];
+  /** Where each step of the compiled plan runs, with the reason for CPU steps when an accelerator was offered. */
+  placements: Array<{ node: string; op: string; device: string; reason?: string }>;
+  /** Set when the model does not load (the rest still describes it). */
+  loadError?: string;
+}
+
+export interface TensorStats {
+  dtypeMatch: boolean;
+  shapeMatch: boolean;
+  gotDtype: string;
+  wantDtype: string;
+  gotShape: number[];
+  wantShape: number[];
+  elements: number;
+  maxAbs: number;
+  maxRel: number;
+  mismatches: number;
+  cosine: number;
+  worstIndex?: number[];
+  worstGot?: number;
+  worstWant?: number;
+  pass: boolean;
+}
+
+export interface Tolerance { rtol?: number; atol?: number }
+
+/** Every finding at once, before anything runs. */
+export declare function check(model: ModelSource, options?: { externalData?: InferenceSession.SessionOptions['externalData'] }): Promise<CheckReport>;
+/** Type and shape of every value, symbolic where symbolic. */
+export declare function inferShapes(model: ModelSource): Promise<ShapeReport>;
+/** The graph as text, or as a document with {json: true}. */
+export declare function printGraph(model: ModelSource, options?: { json?: false }): Promise<string>;
+export declare function printGraph(model: ModelSource, options: { json: true }): Promise<ModelDocument>;
+/** What gort can run and what the optimiser does, for these session options. */
+export declare function capabilities(model: ModelSource, options?: InferenceSession.SessionOptions): Promise<CapabilityReport>;
+/** Compares tensors (ONNX defaults rtol 1e-3, atol 1e-7). */
+export declare function compare(got: TensorLike, want: TensorLike, options?: Tolerance): Promise<TensorStats>;
+export declare function compare(got: Record<string, TensorLike>, want: Record<string, TensorLike>, options?: Tolerance): Promise<{ pass: boolean; outputs: Record<string, TensorStats | { pass: false; missing: true }> }>;
+/** Names the first node whose output differs (from per-node references, or from the unoptimised model). */
+export declare function diverge(model: ModelSource, feeds: Record<string, TensorLike>,
+  options?: Tolerance & { unoptimized?: boolean; reference?: Record<string, TensorLike> }): Promise<{ diverged: boolean; divergence?: unknown; summary: unknown }>;
+/** Reads .npy (a Tensor) or .npz ({name: Tensor}). */
+export declare function readNpy(bytes: Uint8Array | ArrayBuffer | string | URL): Promise<Tensor | Record<string, Tensor>>;
+/** Writes a Tensor as .npy, or {name: Tensor} as .npz. */
+export declare function writeNpy(value: TensorLike | Record<string, TensorLike>): Promise<Uint8Array>;
+
 declare const gort: {
   InferenceSession: typeof InferenceSession;
   Tensor: typeof Tensor;
   env: Env;
   ErrorCode: typeof ErrorCode;
+  check: typeof check;
+  inferShapes: typeof inferShapes;
+  printGraph: typeof printGraph;
+  capabilities: typeof capabilities;
+  compare: typeof compare;
+  diverge: typeof diverge;
+  readNpy: typeof readNpy;
+  writeNpy: typeof writeNpy;
 };
 export default gort;

@@ -43,7 +43,7 @@ if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]];
     || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
 fi
 
-files=(test/api.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
+files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.

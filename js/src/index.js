@@ -11,6 +11,7 @@
 //   backends/          the backend interface (backends/index.js) and the
 //                      in-thread wasm (wasm.js) and proxy Worker (proxy.js) backends
 //   session.js         InferenceSession
+//   checks.js          model checks: check, inferShapes, printGraph, capabilities, compare, diverge, npy
 import { ErrorCode } from './errors.js';
 import { env } from './env.js';
 import { Tensor, fromBfloat16Bits, fromFloat16Bits, toBfloat16Bits, toFloat16Bits, toNumbers } from './tensor.js';
@@ -19,6 +20,7 @@ import { defaultBackend } from './backends/index.js';
 import { serveWorker } from './backends/proxy.js';
 import { toBytes } from './io.js';
 import { wireToValue } from './wire.js';
+import { capabilities, check, compare, diverge, inferShapes, printGraph, readNpy, writeNpy } from './checks.js';
 
 /** Internal helpers for gort's own tests and tools; not a stable API. */
 async function _decodeValue(bytes, kind) {
@@ -30,5 +32,6 @@ const _convert = Object.freeze({ toFloat16Bits, fromFloat16Bits, toBfloat16Bits,
 
 export const gort = {
   InferenceSession, Tensor, env, ErrorCode,
+  check, inferShapes, printGraph, capabilities, compare, diverge, readNpy, writeNpy,
   _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker,
 };

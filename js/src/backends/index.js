@@ -16,6 +16,7 @@
 //   abort(info, runId)           asks a started run to stop (GORT_ABORTED)
 //   release(info)                frees the session
 //   decode(bytes, kind), memory(), ops()   gort's own tests and tools
+//   tool(name, args) → Promise   the model checks (checks.js; wasm/checks.go)
 //
 // A provider is how executionProviders names a backend: {names, unavailable()
 // → a reason string or null, backend() → the (cached) backend}. The in-thread

@@ -100,6 +100,10 @@ export function proxyBackend() {
       await ensure();
       return post({ type: 'ops' });
     },
+    async tool(name, args) {
+      await ensure();
+      return post({ type: 'tool', name, args });
+    },
   };
 }
 
@@ -147,6 +151,7 @@ export function serveWorker(scope) {
         case 'decode': reply(await backend.decode(m.bytes, m.kind)); break;
         case 'memory': reply(await backend.memory()); break;
         case 'ops': reply(await backend.ops()); break;
+        case 'tool': reply(await backend.tool(m.name, m.args)); break;
         default: throw gortError(ErrorCode.INTERNAL, `unknown proxy message ${m.type}`);
       }
     } catch (e) {

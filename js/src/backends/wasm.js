@@ -173,5 +173,15 @@ export function wasmBackend(source) {
       const s = await get();
       return syncCall(s, (api) => api.ops());
     },
+    // The model checks of checks.js: one of TOOLS, called with plain
+    // arguments (bytes, wire tensors, option objects).
+    async tool(name, args) {
+      if (!TOOLS.includes(name)) throw gortError(ErrorCode.INTERNAL, `unknown tool ${name}`);
+      const s = await get();
+      return track(s, (api) => api[name](...args));
+    },
   };
 }
+
+/** The bridge functions behind the model checks (wasm/checks.go). */
+export const TOOLS = ['check', 'inferShapes', 'printGraph', 'capabilities', 'compareValues', 'diverge', 'readNpy', 'writeNpy'];

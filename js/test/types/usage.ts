@@ -2,7 +2,7 @@
 // packed dist/index.d.ts (js/test/bundlers.test.mjs). Never run: it only
 // has to type-check, and each line is what an app would write.
 import gort, { InferenceSession, Tensor, env, ErrorCode } from 'gort';
-import type { GortError, OnnxValue, TensorLike, ValueMetadata } from 'gort';
+import type { GortError, OnnxValue, TensorLike, ValueMetadata, CheckReport, CapabilityReport, TensorStats } from 'gort';
 
 export async function usage(modelBytes: Uint8Array, signal: AbortSignal): Promise<number> {
   env.wasmPaths = '/assets/';
@@ -38,6 +38,17 @@ export async function usage(modelBytes: Uint8Array, signal: AbortSignal): Promis
   const picked = await session.run({ x }, ['y'], { signal });
   void picked;
   await session.release();
+
+  const report: CheckReport = await gort.check(modelBytes);
+  const firstCode: string | undefined = report.findings[0]?.code;
+  const caps: CapabilityReport = await gort.capabilities(modelBytes, { graphOptimizationLevel: 'basic' });
+  const onCPU = caps.placements.filter((p) => p.device === 'cpu').length;
+  const text: string = await gort.printGraph(modelBytes);
+  const doc = await gort.printGraph(modelBytes, { json: true });
+  const shapes = await gort.inferShapes(modelBytes);
+  const stats: TensorStats = await gort.compare(x, x, { rtol: 1e-3 });
+  const npy: Uint8Array = await gort.writeNpy(x);
+  void [firstCode, onCPU, text, doc.graph.nodes.length, shapes.values, stats.pass, npy];
 
   try {
     await InferenceSession.create(new ArrayBuffer(8), 0, 8, { executionProviders: ['wasm'] });
