@@ -1,9 +1,8 @@
-// Reads the inputs of an ONNX test-data directory (test_data_set_0/input_N.pb,
+// Parses the inputs of ONNX test data (test_data_set_0/input_N.pb:
 // TensorProtos with raw_data, as the light models and tools/genmodels write
 // them) without either runtime's decoder, so the benchmark feeds both runtimes
-// the same bytes and depends on neither's internals.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// the same bytes and depends on neither's internals. No Node imports: the
+// Chromium page uses it too (inputs.mjs reads the files in Node).
 
 // ONNX TensorProto.DataType codes → ORT/gort tensor type names and arrays.
 const types = {
@@ -43,14 +42,4 @@ export function parseTensor(b) {
   let data = new Ctor(copy);
   if (type === 'bool') data = new Uint8Array(copy).map((v) => (v ? 1 : 0));
   return { name, type, dims, data };
-}
-
-/** All inputs of dir/test_data_set_0, in order. */
-export function readInputs(dir) {
-  const out = [];
-  for (let n = 0; ; n++) {
-    const p = join(dir, 'test_data_set_0', `input_${n}.pb`);
-    if (!existsSync(p)) return out;
-    out.push(parseTensor(readFileSync(p)));
-  }
 }
