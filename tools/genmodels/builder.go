@@ -134,7 +134,7 @@ func (b *graph) node(op string, inputs []string, attrs ...attr) string {
 	return b.nodeN(op, 1, inputs, attrs...)[0]
 }
 
-// rename makes the last node's first output be called name (for graph outputs).
+// rename gives value from the name to (graph outputs get fixed names).
 func (b *graph) rename(from, to string) {
 	for _, n := range b.g.Node {
 		for i, o := range n.Output {

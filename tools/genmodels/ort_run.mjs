@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readInputs } from '../bench/js/tensorproto.mjs';
+import { readInputs } from '../bench/js/inputs.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ort = createRequire(join(here, '../difftest/package.json'))('onnxruntime-node');

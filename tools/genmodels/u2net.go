@@ -19,8 +19,9 @@ import (
 //     write them, so a runtime that does not fold the Casts pays them on every
 //     run.
 //
-// Odd sizes at deep levels (ceil_mode pooling of 512 gives 16, 8; of other
-// sizes odd ones) are handled by the `sizes` input, as in the original.
+// Odd sizes (ceil_mode pooling of an odd map, as in the 50×50 test model) are
+// why every upsampling goes to its skip's exact size by `sizes`, as in the
+// original.
 func u2net(size int, seed uint64) (*pb.ModelProto, map[string]*tensor.Tensor) {
 	b := newGraph("u2net_small", seed)
 	x := fmap{b.input("image", tensor.Float, 1, 3, size, size), 3, size}

@@ -45,7 +45,7 @@ async function create() {
     if (threads) rt.env.wasm.numThreads = threads;
     rt.env.wasm.proxy = false;
     rt.env.logLevel = 'error';
-    session = await rt.InferenceSession.create(model, { executionProviders: ['wasm'] });
+    session = await rt.InferenceSession.create(model, { executionProviders: ['wasm'], logSeverityLevel: 3 });
   }
   const ms = performance.now() - t0;
   feeds = {};
