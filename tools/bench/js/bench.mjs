@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
 
 // Iterations: at least min steady runs, at most max, else what fits in
 // budgetMs per runtime judging by the first run.
-const iters = args.quick ? { min: 2, max: 3, budgetMs: 3000 } : { min: 5, max: 20, budgetMs: 20000 };
+const iters = args.quick ? { min: 3, max: 5, budgetMs: 3000 } : { min: 5, max: 20, budgetMs: 20000 };
 const stepTimeoutMs = 15 * 60 * 1000;
 
 const gortURL = pathToFileURL(join(root, 'js/dist/gort.mjs')).href;
@@ -175,7 +175,7 @@ function gemm() {
     const bin = join(root, `.cache/bench/kernels-${exp || 'scalar'}.wasm`);
     try {
       execFileSync(go, ['test', '-c', '-o', bin, './ops/kernels'], { cwd: root, env: { ...env, GOEXPERIMENT: exp }, stdio: ['ignore', 'pipe', 'pipe'] });
-      const text = execFileSync('node', [join(goroot, 'lib/wasm/wasm_exec_node.js'), bin, '-test.run=^$', '-test.bench=^BenchmarkSgemm', `-test.benchtime=${args.quick ? '5x' : '1s'}`, '-test.count=1'],
+      const text = execFileSync('node', [join(goroot, 'lib/wasm/wasm_exec_node.js'), bin, '-test.run=^$', '-test.bench=^BenchmarkSgemm', `-test.benchtime=${args.quick ? '0.3s' : '2s'}`, '-test.count=1'],
         { cwd: join(root, 'ops/kernels'), env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
       for (const line of text.split('\n')) {
         const mm = /^(BenchmarkSgemm\S*?)(?:-\d+)?\s+\d+\s+([\d.]+) ns\/op(?:\s+([\d.]+) GFLOP\/s)?/.exec(line);
@@ -242,4 +242,5 @@ console.log(`bench: table written to ${args.out}`);
 if (args.update) { writeFileSync(args.baseline, md); console.log(`bench: baseline ${args.baseline} updated`); }
 if (!baseline) console.log(`bench: no committed table at ${args.baseline} to compare with`);
 for (const r of regressions) console.log(`bench: WARNING: ${r}`);
+if (regressions.length && args.quick) console.log('bench: (QUICK runs few iterations on what may be a busy machine: rerun without QUICK before trusting a warning)');
 process.exit(regressions.length && args.strict ? 1 : 0);
