@@ -17,7 +17,7 @@
 //
 //   node tools/bench/js/bench.mjs [--models resnet50,squeezenet] [--quick]
 //        [--out FILE] [--baseline FILE] [--strict] [--no-browser] [--no-gemm]
-//        [--update]   (also write the table to the baseline file)
+//        [--no-threads] [--ort-threads N] [--update]   (also write the table to the baseline file)
 import { Worker } from 'node:worker_threads';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,9 @@ const { values: args } = parseArgs({
     'no-browser': { type: 'boolean', default: false },
     'no-gemm': { type: 'boolean', default: false },
     'no-threads': { type: 'boolean', default: false },
+    // The reference onnxruntime-web configuration's thread count (default:
+    // onnxruntime-web's own default, min(4, cores / 2); run only if above 1).
+    'ort-threads': { type: 'string', default: '' },
   },
 });
 
@@ -119,10 +122,11 @@ class Runner {
 
 // ORT's default thread count in Node: min(4, ceil(cores / 2)).
 const ortDefaultThreads = Math.min(4, Math.ceil(cpus().length / 2));
+const refThreads = Number(args['ort-threads']) || ortDefaultThreads;
 
 async function benchModel(m) {
   const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir)];
-  if (!args['no-threads'] && ortDefaultThreads > 1) runners.push(new Runner('ortN', `ORT-web ${ortDefaultThreads} threads`, 'ort', 0, m.dir));
+  if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir));
   const res = { name: m.name };
   for (const r of runners) {
     const c = await r.step('create');
@@ -199,7 +203,7 @@ function machine() {
   return {
     cpu: `${c.length} × ${c[0]?.model ?? 'unknown CPU'}`, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version,
     platform: `${process.platform}/${process.arch}`, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), commit, gortVersion,
-    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads,
+    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads, refThreads,
   };
 }
 

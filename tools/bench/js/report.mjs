@@ -73,7 +73,7 @@ export function renderMarkdown(res, cmp) {
   if (errs.length) L.push('', 'Failures:', '', ...errs);
   const thr = res.models.filter((r) => r.ortN);
   if (thr.length) {
-    L.push('', `### onnxruntime-web with its default threads (${m.ortDefaultThreads}), for reference`, '');
+    L.push('', `### onnxruntime-web with ${m.refThreads ?? m.ortDefaultThreads} threads (its default here: ${m.ortDefaultThreads}), for reference`, '');
     L.push('| model | create | 1st run | median | p90 | MiB | gort / this |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const r of thr) {
       const t = r.ortN;
@@ -86,7 +86,8 @@ export function renderMarkdown(res, cmp) {
     L.push('', '### Headless Chromium', '');
     if (res.browser.error) L.push(`Not run: ${res.browser.error}`);
     else {
-      L.push(`${res.browser.version}, one page, both runtimes on its main thread, interleaved; ORT-web ${ortLabel(res.browser)}.`, '');
+      L.push(`${res.browser.version}, one page, both runtimes on its main thread, interleaved; ORT-web ${ortLabel(res.browser)}.`);
+      L.push('Create times: the first model\'s include instantiating each runtime\'s wasm; later ones reuse it.', '');
       L.push('| model | gort create | ORT create | gort median | ORT median | gort MiB | ORT MiB | ratio | runs |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
       for (const r of res.browser.models) {
         L.push(`| ${r.name} | ${cell(r.gort, 'create', ms)} | ${cell(r.ort, 'create', ms)} | ${cell(r.gort, 'median', ms)} | ${cell(r.ort, 'median', ms)} | ` +
