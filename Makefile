@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench generate proto check wasm js fuzz
+.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench bench-go generate proto check wasm js fuzz
 
 all: build
 
@@ -60,14 +60,23 @@ conformance:
 manifest:
 	GORT_UPDATE_MANIFEST=1 $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/
 
-# Load and inference time: native Go, Go-in-wasm (Node), and the JS package side by side with
-# onnxruntime-web (single thread) in one Node process, with ratios.
+# The benchmark (never a test: nothing in `make test` reads timings): gort's JS package against
+# onnxruntime-web (wasm, SIMD, numThreads = 1) in one Node process, interleaved, on every model of
+# testdata/bench and the generated ones (tools/genmodels, into .cache/bench), plus headless Chromium on
+# two models and the GEMM microbenchmark. Writes .cache/bench/RESULTS.md and warns about any ratio more
+# than 10% worse than tools/bench/RESULTS.md. MODELS=resnet50,squeezenet picks models; QUICK=1 runs few
+# iterations; STRICT=1 exits non-zero on a regression; UPDATE=1 rewrites tools/bench/RESULTS.md.
 bench:
+	bash js/build.sh
+	$(GO) run ./tools/genmodels -out .cache/bench
+	cd tools/bench/js && { test -d node_modules/onnxruntime-web -a -d node_modules/playwright-core || npm ci --no-audit --no-fund --loglevel=error; }
+	node tools/bench/js/bench.mjs $(if $(MODELS),--models $(MODELS)) $(if $(filter-out 0,$(QUICK)),--quick) \
+		$(if $(filter-out 0,$(STRICT)),--strict) $(if $(filter-out 0,$(UPDATE)),--update)
+
+# Load and inference time natively and as Go-in-wasm (Node), without the JS package.
+bench-go:
 	$(GO) run ./tools/bench $(BENCH_MODEL)
 	GOOS=js GOARCH=wasm $(GO) build -o /tmp/gort-bench.wasm ./tools/bench && "$(WASM_EXEC)" /tmp/gort-bench.wasm $(BENCH_MODEL)
-	test -f js/dist/gort.mjs || bash js/build.sh
-	cd tools/bench/js && { test -d node_modules/onnxruntime-web || npm install --no-audit --no-fund --loglevel=error; }
-	node tools/bench/js/bench.mjs $(BENCH_MODEL)
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzLoad -fuzztime 10m -parallel 1 ./runtime/graph/

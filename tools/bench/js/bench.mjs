@@ -1,75 +1,250 @@
-// Side-by-side benchmark: gort (js/dist) and onnxruntime-web, both
-// single-threaded WebAssembly in this one Node process, on the same model and
-// the same input. Prints load and inference medians and gort/ORT ratios
-// (below 1 means gort is faster).
+// gort's benchmark (`make bench`): gort's JS package (js/dist) against
+// onnxruntime-web (wasm, SIMD, 1 thread; and its default thread count for
+// reference where that is more than one) in ONE Node process, interleaved run
+// by run so that the machine's noise hits both alike, on every model of
+// testdata/bench and the generated ones of .cache/bench (tools/genmodels).
 //
-//   node tools/bench/js/bench.mjs testdata/bench/test_squeezenet [...]
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-web';
+// Per model and runtime: cold create (fresh wasm instance + session), first
+// run, median and p90 of the steady runs, peak wasm memory, the ratio
+// gort / onnxruntime-web-1-thread, and how far the outputs agree. Then a
+// headless-Chromium variant on two models (browser.mjs) and the GEMM
+// microbenchmark (BenchmarkSgemm of ops/kernels in wasm, in Node).
+//
+// Writes a markdown table (default .cache/bench/RESULTS.md) and compares its
+// ratios with the committed table (tools/bench/RESULTS.md): any ratio more
+// than 10% worse is flagged; --strict makes that the exit status. This is a
+// benchmark, never a test: nothing in `make test` reads its timings.
+//
+//   node tools/bench/js/bench.mjs [--models resnet50,squeezenet] [--quick]
+//        [--out FILE] [--baseline FILE] [--strict] [--no-browser] [--no-gemm]
+//        [--no-threads] [--ort-threads N] [--update]   (also write the table to the baseline file)
+import { Worker } from 'node:worker_threads';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { median, p90, compareRatios, renderMarkdown, readBaseline, agreement } from './report.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const gort = await import(resolve(here, '../../../js/dist/gort.mjs'));
+const root = resolve(here, '../../..');
+const { values: args } = parseArgs({
+  options: {
+    models: { type: 'string', default: process.env.MODELS || '' },
+    quick: { type: 'boolean', default: !!process.env.QUICK && process.env.QUICK !== '0' },
+    out: { type: 'string', default: join(root, '.cache/bench/RESULTS.md') },
+    baseline: { type: 'string', default: join(root, 'tools/bench/RESULTS.md') },
+    strict: { type: 'boolean', default: !!process.env.STRICT && process.env.STRICT !== '0' },
+    update: { type: 'boolean', default: false },
+    'no-browser': { type: 'boolean', default: false },
+    'no-gemm': { type: 'boolean', default: false },
+    'no-threads': { type: 'boolean', default: false },
+    // The reference onnxruntime-web configuration's thread count (default:
+    // onnxruntime-web's own default, min(4, cores / 2); run only if above 1).
+    'ort-threads': { type: 'string', default: '' },
+  },
+});
 
-ort.env.wasm.numThreads = 1;
-ort.env.wasm.proxy = false;
+// Iterations: at least min steady runs, at most max, else what fits in
+// budgetMs per runtime judging by the first run.
+const iters = args.quick ? { min: 3, max: 5, budgetMs: 3000 } : { min: 5, max: 20, budgetMs: 20000 };
+const stepTimeoutMs = 15 * 60 * 1000;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const gortURL = pathToFileURL(join(root, 'js/dist/gort.mjs')).href;
+// The Node entry of onnxruntime-web (ESM), resolved from this folder's node_modules.
+const ortURL = pathToFileURL(createRequire(join(here, 'package.json')).resolve('onnxruntime-web').replace(/\.js$/, '.mjs')).href;
 
-async function time(fn, n) {
-  const ts = [];
+// ---------------------------------------------------------------- models
+
+const aliases = { alexnet: 'bvlc_alexnet' };
+function catalog() {
+  const list = [];
+  for (const [base, prefix] of [['testdata/bench', 'test_'], ['.cache/bench', 'gen_']]) {
+    const d = join(root, base);
+    if (!existsSync(d)) continue;
+    for (const e of readdirSync(d).sort()) {
+      if (e.startsWith(prefix) && existsSync(join(d, e, 'model.onnx'))) list.push({ name: e.slice(prefix.length), dir: join(d, e) });
+    }
+  }
+  // The segmentation network last: it is by far the longest.
+  return list.sort((a, b) => (a.name === 'u2net') - (b.name === 'u2net'));
+}
+
+function selected() {
+  const all = catalog();
+  if (!args.models) return all;
+  const want = args.models.split(',').map((s) => s.trim()).filter(Boolean).map((s) => aliases[s] || s);
+  const missing = want.filter((w) => !all.some((m) => m.name === w));
+  if (missing.length) {
+    console.error(`bench: no model ${missing.join(', ')}; have ${all.map((m) => m.name).join(', ')} (generated ones need: go run ./tools/genmodels)`);
+    process.exit(2);
+  }
+  return all.filter((m) => want.includes(m.name));
+}
+
+// ---------------------------------------------------------------- workers
+
+class Runner {
+  constructor(key, label, runtime, threads, dir) {
+    Object.assign(this, { key, label, runtime, threads, error: null, runs: [] });
+    this.worker = new Worker(join(here, 'worker.mjs'), { workerData: { runtime, threads, dir, gortURL, ortURL } });
+    this.worker.on('error', (e) => this.fail(`worker died: ${e.message}`));
+    this.worker.on('exit', (code) => this.fail(`worker exited (${code})`));
+  }
+
+  fail(msg) {
+    if (this.pending) { const p = this.pending; this.pending = null; p.reject(new Error(msg)); }
+  }
+
+  call(cmd) {
+    return new Promise((res, rej) => {
+      const timer = setTimeout(() => this.fail(`${cmd}: no answer in ${stepTimeoutMs / 60000} min`), stepTimeoutMs);
+      this.pending = { reject: (e) => { clearTimeout(timer); rej(e); } };
+      this.worker.once('message', (m) => {
+        clearTimeout(timer);
+        this.pending = null;
+        if (m.ok) res(m.res); else rej(new Error(m.error));
+      });
+      this.worker.postMessage({ cmd });
+    });
+  }
+
+  // step runs cmd unless this runner already failed; a failure is recorded, not thrown.
+  async step(cmd) {
+    if (this.error) return null;
+    try { return await this.call(cmd); } catch (e) { this.error = `${cmd}: ${e.message}`; return null; }
+  }
+
+  async close() { this.worker.removeAllListeners('exit'); await this.worker.terminate(); }
+}
+
+// ORT's default thread count in Node: min(4, ceil(cores / 2)).
+const ortDefaultThreads = Math.min(4, Math.ceil(cpus().length / 2));
+const refThreads = Number(args['ort-threads']) || ortDefaultThreads;
+
+async function benchModel(m) {
+  const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir)];
+  if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir));
+  const res = { name: m.name };
+  for (const r of runners) {
+    const c = await r.step('create');
+    if (c) Object.assign(r, { create: c.ms, threads: c.threads, version: c.version });
+  }
+  for (const r of runners) {
+    const c = await r.step('run');
+    if (c) r.first = c.ms;
+  }
+  const slowest = Math.max(1, ...runners.filter((r) => !r.error).map((r) => r.first));
+  const n = Math.max(iters.min, Math.min(iters.max, Math.floor(iters.budgetMs / slowest)));
   for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    ts.push(performance.now() - t0);
+    // Rotate who goes first so that no runtime always follows the same one.
+    for (let j = 0; j < runners.length; j++) {
+      const r = runners[(i + j) % runners.length];
+      const c = await r.step('run');
+      if (c) r.runs.push(c.ms);
+    }
   }
-  return median(ts);
+  const outs = {};
+  for (const r of runners) {
+    outs[r.key] = await r.step('outputs');
+    const mem = await r.step('memory');
+    r.memory = mem ? mem.bytes : null;
+  }
+  res.agreement = outs.gort && outs.ort1 ? agreement(outs.gort, outs.ort1) : null;
+  for (const r of runners) {
+    res[r.key] = {
+      label: r.label, error: r.error, create: r.create, first: r.first, threads: r.threads, version: r.version,
+      median: r.runs.length ? median(r.runs) : null, p90: r.runs.length ? p90(r.runs) : null, n: r.runs.length, memory: r.memory,
+    };
+    await r.close();
+  }
+  const g = res.gort, o = res.ort1;
+  res.ratio = g.median && o.median ? g.median / o.median : null;
+  res.coldRatio = g.create != null && g.first != null && o.create != null && o.first != null ? (g.create + g.first) / (o.create + o.first) : null;
+  return res;
 }
 
-// The bench models' input_0.pb: a TensorProto with float32 raw_data. gort's
-// own decoder (the package's test hook) would do, but a tiny parser keeps
-// this script independent of internals.
-function readInput(path) {
-  const b = readFileSync(path);
-  let i = 0;
-  const dims = [];
-  let raw = null;
-  const varint = () => {
-    let x = 0n, s = 0n;
-    for (;;) { const c = b[i++]; x |= BigInt(c & 0x7f) << s; s += 7n; if (!(c & 0x80)) return x; }
+// ---------------------------------------------------------------- GEMM
+
+// BenchmarkSgemm* of ops/kernels compiled to wasm (with GOEXPERIMENT=simd, and
+// without for the scalar fallback), run in Node by Go's wasm_exec_node.js.
+function gemm() {
+  const env = { ...process.env, GOTOOLCHAIN: 'auto', GOOS: 'js', GOARCH: 'wasm' };
+  const go = process.env.GO || 'go';
+  const goroot = execFileSync(go, ['env', 'GOROOT'], { cwd: root, env: { ...process.env, GOTOOLCHAIN: 'auto' } }).toString().trim();
+  const out = [];
+  for (const [variant, exp] of [['SIMD (GOEXPERIMENT=simd)', 'simd'], ['scalar', '']]) {
+    const bin = join(root, `.cache/bench/kernels-${exp || 'scalar'}.wasm`);
+    try {
+      execFileSync(go, ['test', '-c', '-o', bin, './ops/kernels'], { cwd: root, env: { ...env, GOEXPERIMENT: exp }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const text = execFileSync('node', [join(goroot, 'lib/wasm/wasm_exec_node.js'), bin, '-test.run=^$', '-test.bench=^BenchmarkSgemm', `-test.benchtime=${args.quick ? '0.3s' : '2s'}`, '-test.count=1'],
+        { cwd: join(root, 'ops/kernels'), env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+      for (const line of text.split('\n')) {
+        const mm = /^(BenchmarkSgemm\S*?)(?:-\d+)?\s+\d+\s+([\d.]+) ns\/op(?:\s+([\d.]+) GFLOP\/s)?/.exec(line);
+        if (mm) out.push({ variant, name: mm[1], nsPerOp: Number(mm[2]), gflops: mm[3] ? Number(mm[3]) : null });
+      }
+    } catch (e) {
+      out.push({ variant, name: 'BenchmarkSgemm', error: String(e.stderr || e.message).trim().split('\n').slice(-1)[0] });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- main
+
+function machine() {
+  const c = cpus();
+  let commit = '';
+  try { commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim(); } catch { /* not a checkout */ }
+  let gortVersion = '';
+  try { gortVersion = JSON.parse(readFileSync(join(root, 'js/package.json'), 'utf8')).version; } catch { /* no package */ }
+  return {
+    cpu: `${c.length} × ${c[0]?.model ?? 'unknown CPU'}`, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version,
+    platform: `${process.platform}/${process.arch}`, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), commit, gortVersion,
+    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads, refThreads,
   };
-  while (i < b.length) {
-    const key = Number(varint());
-    const field = key >> 3, wt = key & 7;
-    if (wt === 0) { const v = varint(); if (field === 1) dims.push(Number(v)); }
-    else if (wt === 2) {
-      const len = Number(varint());
-      if (field === 1) { const end = i + len; while (i < end) dims.push(Number(varint())); }
-      else if (field === 9) raw = b.subarray(i, i + len);
-      i += len;
-    } else if (wt === 5) i += 4; else if (wt === 1) i += 8;
-    else throw new Error('unexpected wire type ' + wt);
-  }
-  const data = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  return { dims, data };
 }
 
-for (const dir of process.argv.slice(2)) {
-  const model = new Uint8Array(readFileSync(join(dir, 'model.onnx')));
-  const { dims, data } = readInput(join(dir, 'test_data_set_0', 'input_0.pb'));
-  const runs = Number(process.env.GORT_BENCH_RUNS || 5);
-
-  let gs, os;
-  const gLoad = await time(async () => { if (gs) await gs.release(); gs = await gort.InferenceSession.create(model); }, 3);
-  const oLoad = await time(async () => { if (os) await os.release(); os = await ort.InferenceSession.create(model, { executionProviders: ['wasm'] }); }, 3);
-  const gFeeds = { [gs.inputNames[0]]: new gort.Tensor('float32', data, dims) };
-  const oFeeds = { [os.inputNames[0]]: new ort.Tensor('float32', data, dims) };
-  await gs.run(gFeeds); await os.run(oFeeds); // warm-up
-  const gRun = await time(() => gs.run(gFeeds), runs);
-  const oRun = await time(() => os.run(oFeeds), runs);
-  const name = dir.split('/').filter(Boolean).pop();
-  console.log(`${name}: load gort ${gLoad.toFixed(1)} ms, ORT-web ${oLoad.toFixed(1)} ms (ratio ${(gLoad / oLoad).toFixed(2)}); ` +
-    `inference gort ${gRun.toFixed(1)} ms, ORT-web ${oRun.toFixed(1)} ms (ratio ${(gRun / oRun).toFixed(2)}), median of ${runs}, onnxruntime-web ${ort.env.versions?.web ?? ''} 1 thread`);
-  await gs.release(); await os.release();
+const models = selected();
+if (!existsSync(join(root, 'js/dist/gort.mjs'))) {
+  console.error('bench: js/dist is missing: run bash js/build.sh (make bench does)');
+  process.exit(2);
 }
+const results = { machine: machine(), models: [], browser: null, gemm: null };
+console.log(`bench: ${models.length} models, ${results.machine.mode}; ${results.machine.cpu}, node ${process.version}`);
+for (const m of models) {
+  const t0 = Date.now();
+  const r = await benchModel(m);
+  results.models.push(r);
+  const f = (x) => (x == null ? '—' : x.toFixed(1));
+  console.log(`  ${m.name}: gort ${r.gort.error ? 'FAILED ' + r.gort.error : f(r.gort.median) + ' ms'}, ` +
+    `ORT-web 1t ${r.ort1.error ? 'FAILED ' + r.ort1.error : f(r.ort1.median) + ' ms'}` +
+    `${r.ratio ? `, ratio ${r.ratio.toFixed(2)}` : ''} (${r.gort.n} runs, ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  if (r.agreement && !r.agreement.ok) console.log(`    warning: outputs differ: ${r.agreement.summary}`);
+}
+if (!args['no-browser']) {
+  const { runBrowser } = await import('./browser.mjs');
+  const want = ['squeezenet', 'mobilenetv3'];
+  const bm = catalog().filter((m) => want.includes(m.name));
+  results.browser = await runBrowser({ root, models: bm, quick: args.quick });
+  if (results.browser.error) console.log(`  chromium: skipped: ${results.browser.error}`);
+  else for (const r of results.browser.models) console.log(`  chromium ${r.name}: ratio ${r.ratio ? r.ratio.toFixed(2) : '—'}`);
+}
+if (!args['no-gemm']) {
+  results.gemm = gemm();
+  for (const g of results.gemm) console.log(`  ${g.name} [${g.variant}]: ${g.error ? 'FAILED ' + g.error : (g.gflops ?? 0).toFixed(2) + ' GFLOP/s'}`);
+}
+
+const baseline = readBaseline(args.baseline);
+const regressions = baseline ? compareRatios(baseline, results, 0.10) : [];
+const md = renderMarkdown(results, baseline ? { file: args.baseline, regressions } : null);
+mkdirSync(dirname(args.out), { recursive: true });
+writeFileSync(args.out, md);
+console.log(`bench: table written to ${args.out}`);
+if (args.update) { writeFileSync(args.baseline, md); console.log(`bench: baseline ${args.baseline} updated`); }
+if (!baseline) console.log(`bench: no committed table at ${args.baseline} to compare with`);
+for (const r of regressions) console.log(`bench: WARNING: ${r}`);
+if (regressions.length && args.quick) console.log('bench: (QUICK runs few iterations on what may be a busy machine: rerun without QUICK before trusting a warning)');
+process.exit(regressions.length && args.strict ? 1 : 0);

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"math"
+
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// transformer builds a pre-norm transformer encoder (BERT-small-like widths)
+// as PyTorch exports it without fused attention: per layer LayerNormalization,
+// Q/K/V MatMul + Add, Reshape and Transpose into heads, MatMul, scale,
+// Softmax, MatMul, back to [1, seq, d], output projection, residual Add, then
+// LayerNormalization, a 4× MLP with the exact (Erf) GELU and a residual Add.
+func transformer(seq, d, heads, layers int, seed uint64) (*pb.ModelProto, map[string]*tensor.Tensor) {
+	b := newGraph("encoder", seed)
+	x := b.input("tokens", tensor.Float, 1, seq, d)
+	dh := d / heads
+	split := b.ints("heads_shape", 1, int64(seq), int64(heads), int64(dh))
+	merge := b.ints("merge_shape", 1, int64(seq), int64(d))
+	scale := b.init("scale", tensor.Scalar(float32(1/math.Sqrt(float64(dh)))))
+	half := b.init("half", tensor.Scalar(float32(0.5)))
+	one := b.init("one", tensor.Scalar(float32(1)))
+	sqrt2 := b.init("sqrt2", tensor.Scalar(float32(math.Sqrt2)))
+	linear := func(x string, in, out int) string {
+		y := b.node("MatMul", []string{x, b.weight("w", tensor.Float, math.Sqrt(3/float64(in)), in, out)})
+		return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
+	}
+	norm := func(x string) string {
+		g := make([]float32, d)
+		for i := range g {
+			g[i] = 1
+		}
+		gamma := b.init("gamma", tensor.Of([]int{d}, g))
+		beta := b.weight("beta", tensor.Float, 0.05, d)
+		return b.node("LayerNormalization", []string{x, gamma, beta}, aInt("axis", -1), aFloat("epsilon", 1e-5))
+	}
+	for l := 0; l < layers; l++ {
+		h := norm(x)
+		q := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
+		k := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 3, 1))
+		v := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
+		s := b.node("Mul", []string{b.node("MatMul", []string{q, k}), scale})
+		p := b.node("Softmax", []string{s}, aInt("axis", -1))
+		a := b.node("Transpose", []string{b.node("MatMul", []string{p, v})}, aInts("perm", 0, 2, 1, 3))
+		a = b.node("Reshape", []string{a, merge})
+		x = b.node("Add", []string{x, linear(a, d, d)})
+
+		h = linear(norm(x), d, 4*d)
+		erf := b.node("Erf", []string{b.node("Div", []string{h, sqrt2})})
+		h = b.node("Mul", []string{b.node("Mul", []string{h, half}), b.node("Add", []string{erf, one})})
+		x = b.node("Add", []string{x, linear(h, 4*d, d)})
+	}
+	b.rename(norm(x), "hidden")
+	b.output("hidden", tensor.Float, []int{1, seq, d})
+	feeds := map[string]*tensor.Tensor{"tokens": randInput(seed+1, -1, 1, 1, seq, d)}
+	return model(b, "Transformer encoder (MatMul, Softmax, LayerNormalization, Erf GELU); written by gort's tools/genmodels"), feeds
+}
