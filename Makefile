@@ -49,6 +49,7 @@ test-diff:
 test-js:
 	bash js/build.sh
 	bash js/test.sh
+	node --test tools/bench/js/report.test.mjs
 
 # Per-op table in testdata/conformance/TABLE.md; checks the wasm run against the same manifest, then
 # ends with the summary line of the native run.

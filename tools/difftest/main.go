@@ -80,7 +80,14 @@ func main() {
 	script := flag.String("ort", "tools/difftest/ort.js", "the onnxruntime-node runner")
 	verbose := flag.Bool("v", false, "print every explained case")
 	list := flag.Bool("list", false, "list the generated cases and exit")
+	opt := flag.String("opt", "all", "gort's graphOptimizationLevel (disabled, basic, extended, all)")
 	flag.Parse()
+	level, err := runtime.ParseOptimizationLevel(*opt)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	optimization = level
 	start := time.Now()
 
 	cases := generateAll()
@@ -366,8 +373,11 @@ func runGort(c *Case) ([]*tensor.Tensor, error) {
 	return runModel(data, c)
 }
 
+// optimization is the level gort's sessions use (-opt).
+var optimization runtime.OptimizationLevel
+
 func runModel(data []byte, c *Case) ([]*tensor.Tensor, error) {
-	s, err := runtime.Load(data, nil)
+	s, err := runtime.Load(data, &runtime.Options{Optimization: optimization})
 	if err != nil {
 		return nil, err
 	}

@@ -11,4 +11,12 @@ if ! (cd "$here" && node -e "require('onnxruntime-node')" >/dev/null 2>&1); then
   (cd "$here" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --loglevel=error)
 fi
 cd "$root"
-go run ./tools/difftest -ort "$here/ort.js" "$@"
+# Once with gort's graph rewrites off and once on: the same cases, the same
+# explanations, 0 unexplained either way.
+go build -o "${TMPDIR:-/tmp}/gort-difftest" ./tools/difftest
+for level in disabled all; do
+  echo "difftest with graphOptimizationLevel=$level"
+  "${TMPDIR:-/tmp}/gort-difftest" -opt "$level" -ort "$here/ort.js" "$@"
+done
+# The project's benchmark models agree with onnxruntime-node (small variants).
+GORT_REQUIRE_ORT=1 go test -count=1 ./tools/genmodels
