@@ -70,7 +70,7 @@ export interface ValueMetadata {
 export type ErrorCodeValue =
   | 'GORT_BAD_MODEL' | 'GORT_UNSUPPORTED_OP' | 'GORT_INVALID_FEED' | 'GORT_INVALID_ARGUMENT'
   | 'GORT_TOO_LARGE' | 'GORT_EXTERNAL_DATA' | 'GORT_RUNTIME' | 'GORT_ABORTED' | 'GORT_INTERNAL'
-  | 'GORT_WASM_FETCH';
+  | 'GORT_DEVICE_LOST' | 'GORT_WASM_FETCH';
 
 export declare const ErrorCode: {
   readonly BAD_MODEL: 'GORT_BAD_MODEL';
@@ -82,6 +82,8 @@ export declare const ErrorCode: {
   readonly RUNTIME: 'GORT_RUNTIME';
   readonly ABORTED: 'GORT_ABORTED';
   readonly INTERNAL: 'GORT_INTERNAL';
+  /** The WebGPU device was lost where no CPU fallback exists (otherwise the run starts over on the CPU). */
+  readonly DEVICE_LOST: 'GORT_DEVICE_LOST';
   /** gort.wasm could not be fetched or is not WebAssembly; the message names each URL tried. */
   readonly WASM_FETCH: 'GORT_WASM_FETCH';
 };
