@@ -51,7 +51,7 @@ func init() {
 				if k == opDiv && isInt(a.DType()) && hasZero(b) {
 					return nil, op.Errorf("integer division by zero")
 				}
-				out := ctx.New(a.DType(), shape...)
+				out := ctx.NewOver([]*tensor.Tensor{a, b}, a.DType(), shape...)
 				arithInto(k, out, a, b)
 				return []*tensor.Tensor{out}, nil
 			}), nil

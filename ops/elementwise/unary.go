@@ -70,7 +70,7 @@ func floatKernel(name string, f floatFn, ints intKernel) op.Kernel {
 		dt := x.DType()
 		switch {
 		case dt.IsFloat():
-			out := ctx.New(dt, x.Shape()...)
+			out := ctx.NewOver(in[:1], dt, x.Shape()...)
 			mapF32(out.F32(), x.F32(), f.f32)
 			return []*tensor.Tensor{out}, nil
 		case dt == tensor.Double:

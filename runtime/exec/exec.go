@@ -288,6 +288,9 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 			}
 			tins[i] = t
 		}
+		if r.buffers != nil {
+			ctx.ReuseInput = func(i int) bool { return r.buffers.reusable(st, tins, i) }
+		}
 		var touts []*tensor.Tensor
 		touts, err = k.Run(ctx, tins)
 		outs = make([]tensor.Value, len(touts))

@@ -2,9 +2,11 @@ package exec
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 	"unsafe"
 
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -18,6 +20,8 @@ type Pool struct {
 	free map[int][][]float32 // by size class
 	// held is the number of float32 elements parked in free.
 	held int
+	// fresh counts the buffers the pool had to allocate.
+	fresh int
 }
 
 // NewPool returns an empty pool.
@@ -46,8 +50,17 @@ func (p *Pool) get(n int) []float32 {
 		clear(b)
 		return b
 	}
+	p.fresh++
 	p.mu.Unlock()
 	return make([]float32, n, c)
+}
+
+// Fresh returns how many buffers the pool has allocated (rather than
+// recycled) so far.
+func (p *Pool) Fresh() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fresh
 }
 
 func (p *Pool) put(b []float32) {
@@ -143,6 +156,25 @@ func (t *tracker) release(v tensor.Value) {
 		delete(t.bufs, start(b.data))
 		t.pool.put(b.data)
 	}
+}
+
+// reusable reports whether step st may write its output over input i's
+// buffer: the input's slot dies at this step, the run owns the buffer, no
+// other live value and no other input of the step shares it.
+func (t *tracker) reusable(st *plan.Step, ins []*tensor.Tensor, i int) bool {
+	if i < 0 || i >= len(st.In) || st.In[i] < 0 || !slices.Contains(st.Free, st.In[i]) {
+		return false
+	}
+	b := t.find(ins[i])
+	if b == nil || b.pinned || b.refs != 1 {
+		return false
+	}
+	for j, other := range ins {
+		if j != i && other != nil && t.find(other) == b {
+			return false
+		}
+	}
+	return true
 }
 
 // pin keeps every buffer reachable from v out of the pool for good.

@@ -23,6 +23,11 @@ type Context struct {
 	// AllocFloat32, when set, returns a zeroed []float32 of length n for
 	// New, typically a recycled buffer (set by the executor).
 	AllocFloat32 func(n int) []float32
+	// ReuseInput, when set, reports whether the kernel may write its
+	// output over input i's buffer: the value dies at this node, no other
+	// live value shares the buffer, and it is neither a weight nor a feed
+	// (set by the executor).
+	ReuseInput func(i int) bool
 }
 
 // Checkpoint is called by long kernels between chunks of work: it lets the
@@ -76,6 +81,35 @@ func (c *Context) New(dt tensor.DType, shape ...int) *tensor.Tensor {
 		return tensor.WrapF32(dt, shape, c.AllocFloat32(n))
 	}
 	return tensor.New(dt, shape...)
+}
+
+// NewOver is New for elementwise kernels, which compute each output
+// element from the input elements at the same index (and broadcast ones):
+// it returns a tensor over the buffer of an input of the same shape and
+// float32 storage that dies at this node, when the executor allows it, so
+// that chains of elementwise ops run in place; otherwise a fresh tensor.
+// The kernel must read an element before it writes the same index.
+func (c *Context) NewOver(in []*tensor.Tensor, dt tensor.DType, shape ...int) *tensor.Tensor {
+	if c.ReuseInput != nil && tensor.StoredAsF32(dt) {
+		for i, t := range in {
+			if t != nil && tensor.StoredAsF32(t.DType()) && sameShape(t.Shape(), shape) && c.ReuseInput(i) {
+				return tensor.WrapF32(dt, shape, t.F32())
+			}
+		}
+	}
+	return c.New(dt, shape...)
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Fail aborts the kernel with a Runtime error (recovered by the executor).
