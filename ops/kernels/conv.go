@@ -1,5 +1,7 @@
 package kernels
 
+import "sync"
+
 // Float32 convolution on top of the packed GEMM. Per image and group the
 // output (M/group channels × output pixels) is W_g · col(X_g):
 //
@@ -39,12 +41,12 @@ func NewConvWeights(w []float32, m, group, kdim int, pack bool) *ConvWeights {
 	return cw
 }
 
-func (cw *ConvWeights) a(g int) aSource {
+func (cw *ConvWeights) a(g int) aOperand {
 	if cw.packed != nil {
-		return cw.packed[g]
+		return aOperand{packed: cw.packed[g]}
 	}
 	mg := cw.M / cw.Group
-	return &matA{a: cw.W[g*mg*cw.KDim : (g+1)*mg*cw.KDim], lda: cw.KDim, alpha: 1}
+	return aOperand{a: cw.W[g*mg*cw.KDim : (g+1)*mg*cw.KDim], lda: cw.KDim, alpha: 1}
 }
 
 // ConvArgs describes one float32 convolution run.
@@ -87,16 +89,19 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.
 	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
-	var rows []im2colRow
+	var im im2colB
 	if !pw && !direct {
-		rows = im2colRows(g, cg)
+		sc := convPool.Get().(*convScratch)
+		defer convPool.Put(sc)
+		sc.rows = im2colRows(g, cg, sc.rows[:0])
+		im = im2colB{g: g, rows: sc.rows}
 	}
 	for n := 0; n < a.N; n++ {
 		for gi := 0; gi < group; gi++ {
 			xg := a.X[(n*a.C+gi*cg)*is : (n*a.C+(gi+1)*cg)*is]
 			yo := (n*cw.M + gi*mg) * os
 			yg := a.Y[yo : yo+mg*os]
-			ep := &Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
+			ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
 			if a.Bias != nil {
 				ep.RowBias = a.Bias[gi*mg : (gi+1)*mg]
 			}
@@ -110,15 +115,16 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 						return err
 					}
 				}
+				ep.Residual = rg
 				for m := 0; m < mg; m++ {
 					wm := cw.W[(gi*mg+m)*ks : (gi*mg+m+1)*ks]
 					depthwise2D(xg, wm, yg[m*os:(m+1)*os], g)
-					ep.Residual = rg
 					ep.apply(yg, os, m, 1, 0, os)
 				}
 				continue
 			}
 			A := cw.a(gi)
+			im.x = xg
 			for j := 0; j < os; j += seg {
 				if a.Checkpoint != nil {
 					if err := a.Checkpoint(); err != nil {
@@ -126,16 +132,15 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 					}
 				}
 				nb := min(seg, os-j)
-				var B bSource
-				if pw {
-					B = &matB{b: xg[j:], ldb: os}
-				} else {
-					B = &im2colB{x: xg, g: g, rows: rows, pix0: j}
+				B := bOperand{b: xg[j:], ldb: os}
+				if !pw {
+					im.pix0 = j
+					B = bOperand{im2col: &im}
 				}
 				if rg != nil {
 					ep.Residual = rg[j:]
 				}
-				SgemmEx(mg, nb, kdim, A, B, 0, yg[j:], os, ep)
+				sgemm(mg, nb, kdim, &A, &B, 0, yg[j:], os, &ep)
 			}
 		}
 	}
@@ -152,16 +157,24 @@ type im2colRow struct {
 	offH, offW         int
 }
 
+// convScratch is per-call scratch of the convolutions, pooled so that
+// steady-state runs do not allocate.
+type convScratch struct {
+	rows []im2colRow
+	col  []float32
+}
+
+var convPool = sync.Pool{New: func() any { return new(convScratch) }}
+
 // im2colRows precomputes, for 2-D geometry, each row of the im2col matrix
-// (nil for other ranks, which take the generic path).
-func im2colRows(g *ConvGeom, channels int) []im2colRow {
+// into rows (nil for other ranks, which take the generic path).
+func im2colRows(g *ConvGeom, channels int, rows []im2colRow) []im2colRow {
 	if len(g.In) != 2 {
 		return nil
 	}
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
 	KH, KW := g.Kernel[0], g.Kernel[1]
-	rows := make([]im2colRow, 0, channels*KH*KW)
 	for c := 0; c < channels; c++ {
 		for kh := 0; kh < KH; kh++ {
 			hlo, hhi := validRange(H, OH, g.Strides[0], g.PadsBegin[0], kh*g.Dilations[0])

@@ -53,3 +53,34 @@ func BenchmarkConv(b *testing.B) {
 		}
 	}
 }
+
+// TestSteadyStateAllocs: with packed weights, a convolution (im2col,
+// pointwise and depthwise paths), a ConvTranspose and a packed GEMM allocate
+// nothing once their pooled scratch exists.
+func TestSteadyStateAllocs(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, cb := range []convBench{{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}, {8, 8, 12, 12, 3, 2, 8}} {
+		g := cb.geom()
+		kdim := cb.c / cb.group * cb.k * cb.k
+		cw := NewConvWeights(randSlice(r, cb.m*kdim), cb.m, cb.group, kdim, true)
+		args := &ConvArgs{N: 2, C: cb.c, Geom: g, X: randSlice(r, 2*cb.c*cb.h*cb.w), Bias: randSlice(r, cb.m),
+			Y: make([]float32, 2*cb.m*g.OutSize()), Act: ActRelu}
+		args.Residual = randSlice(r, len(args.Y))
+		if n := testing.AllocsPerRun(5, func() { _ = Conv(cw, args) }); n != 0 {
+			t.Errorf("Conv %+v: %v allocations per run", cb, n)
+		}
+	}
+	g := convBench{c: 4, m: 6, h: 9, w: 9, k: 3, s: 2, group: 2}.geom()
+	// ConvTranspose from 5×5 back to 9×9 (the forward geometry's In/Out swapped roles).
+	tw := NewConvTWeights(randSlice(r, 4*3*9), 4, 2, 3*9, true)
+	targs := &ConvTArgs{N: 1, M: 6, Geom: g, X: randSlice(r, 4*g.OutSize()), Y: make([]float32, 6*g.InSize()), Act: ActTanh}
+	if n := testing.AllocsPerRun(5, func() { _ = ConvTranspose(tw, targs) }); n != 0 {
+		t.Errorf("ConvTranspose: %v allocations per run", n)
+	}
+	pb := PackB(true, 33, 17, randSlice(r, 17*33), 33)
+	a, c := randSlice(r, 9*33), make([]float32, 9*17)
+	ep := &Epilogue{ColBias: randSlice(r, 17), Act: ActHardSwish}
+	if n := testing.AllocsPerRun(5, func() { SgemmPackedB(false, 9, 1, a, 33, pb, 0, c, 17, ep) }); n != 0 {
+		t.Errorf("SgemmPackedB: %v allocations per run", n)
+	}
+}

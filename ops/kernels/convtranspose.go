@@ -29,12 +29,12 @@ func NewConvTWeights(w []float32, c, group, rows int, pack bool) *ConvTWeights {
 	return cw
 }
 
-func (cw *ConvTWeights) a(g int) aSource {
+func (cw *ConvTWeights) a(g int) aOperand {
 	if cw.packed != nil {
-		return cw.packed[g]
+		return aOperand{packed: cw.packed[g]}
 	}
 	cg := cw.C / cw.Group
-	return &matA{trans: true, a: cw.W[g*cg*cw.Rows : (g+1)*cg*cw.Rows], lda: cw.Rows, alpha: 1}
+	return aOperand{trans: true, a: cw.W[g*cg*cw.Rows : (g+1)*cg*cw.Rows], lda: cw.Rows, alpha: 1}
 }
 
 // ConvTArgs describes one float32 ConvTranspose run. Geom is the forward
@@ -63,8 +63,8 @@ func ConvTranspose(cw *ConvTWeights, a *ConvTArgs) error {
 	seg := roundUp(max(NR, min(xs, (1<<20)/max(rows, 1))), NR)
 	var col []float32
 	if !pw {
-		s := sgemmPool.Get().(*sgemmScratch)
-		defer sgemmPool.Put(s)
+		s := convPool.Get().(*convScratch)
+		defer convPool.Put(s)
 		s.col = grow(s.col, rows*min(seg, xs))
 		col = s.col
 	}
@@ -91,7 +91,7 @@ func ConvTranspose(cw *ConvTWeights, a *ConvTArgs) error {
 						return err
 					}
 				}
-				SgemmEx(rows, xs, cg, A, &matB{b: xg, ldb: xs}, 1, yg, ys, nil)
+				sgemm(rows, xs, cg, &A, &bOperand{b: xg, ldb: xs}, 1, yg, ys, nil)
 			} else {
 				for j := 0; j < xs; j += seg {
 					if a.Checkpoint != nil {
@@ -100,15 +100,15 @@ func ConvTranspose(cw *ConvTWeights, a *ConvTArgs) error {
 						}
 					}
 					nb := min(seg, xs-j)
-					SgemmEx(rows, nb, cg, A, &matB{b: xg[j:], ldb: xs}, 0, col, nb, nil)
+					sgemm(rows, nb, cg, &A, &bOperand{b: xg[j:], ldb: xs}, 0, col, nb, nil)
 					col2imSegment(col[:rows*nb], mg, g, yg, j, nb)
 				}
 			}
-			ep := &Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: ys}
+			ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: ys}
 			if a.Residual != nil {
 				ep.Residual = a.Residual[yo : yo+mg*ys]
 			}
-			ApplyEpilogue(yg, mg, ys, ys, ep)
+			ApplyEpilogue(yg, mg, ys, ys, &ep)
 		}
 	}
 	return nil

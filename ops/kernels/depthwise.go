@@ -17,60 +17,71 @@ func depthwise2D(x, w, y []float32, g *ConvGeom) {
 	if hi < lo {
 		hi = lo
 	}
-	var offBuf [32]int
-	var wBuf [32]float32
-	offs, wt := offBuf[:0], wBuf[:0]
+	// Tap (kh, kw) of output (oh, ow) reads x[rowBase(oh) + taps[kh·KW+kw]
+	// + ow·sw]; offsets grow with kh and, within a kernel row, with kw.
+	var tapBuf [32]int
+	taps := tapBuf[:0]
+	for kh := 0; kh < KH; kh++ {
+		for kw := 0; kw < KW; kw++ {
+			taps = append(taps, kh*dh*W+kw*dw-pw)
+		}
+	}
 	for oh := 0; oh < OH; oh++ {
 		yrow := y[oh*OW : (oh+1)*OW]
-		// The taps of this row: valid kh × every kw, as offsets into x of
-		// output column 0 (which may be negative: only the interior
-		// columns use them).
-		offs, wt = offs[:0], wt[:0]
+		ih0 := oh*sh - ph
+		khLo, khHi := KH, 0
 		for kh := 0; kh < KH; kh++ {
-			ih := oh*sh - ph + kh*dh
-			if ih < 0 || ih >= H {
-				continue
-			}
-			for kw := 0; kw < KW; kw++ {
-				offs = append(offs, ih*W+kw*dw-pw)
-				wt = append(wt, w[kh*KW+kw])
+			if ih := ih0 + kh*dh; ih >= 0 && ih < H {
+				khLo, khHi = min(khLo, kh), kh+1
 			}
 		}
-		if len(offs) == 0 {
+		if khLo >= khHi {
 			clear(yrow)
 			continue
 		}
-		// Borders: tap by tap with the column checks.
-		for ow := 0; ow < OW; ow++ {
-			if ow == lo && lo < hi {
-				ow = hi - 1
-				continue
-			}
+		rowBase := ih0 * W
+		border := func(ow int) {
 			var acc float32
-			for t, off := range offs {
-				kw := t % KW
-				c := ow*sw - pw + kw*dw
-				if c < 0 || c >= W {
-					continue
+			for kh := khLo; kh < khHi; kh++ {
+				row := x[rowBase+kh*dh*W : rowBase+(kh*dh+1)*W]
+				for kw := 0; kw < KW; kw++ {
+					if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
+						acc += w[kh*KW+kw] * row[iw]
+					}
 				}
-				acc += wt[t] * x[off+ow*sw]
 			}
 			yrow[ow] = acc
 		}
-		if lo < hi {
-			if sw == 1 {
-				dwRowS1(yrow[lo:hi], x, offs, wt, lo)
-			} else {
-				dwRow(yrow[lo:hi], x, offs, wt, lo, sw)
-			}
+		for ow := 0; ow < min(lo, OW); ow++ {
+			border(ow)
+		}
+		for ow := max(hi, lo); ow < OW; ow++ {
+			border(ow)
+		}
+		if lo >= hi {
+			continue
+		}
+		offs, wt := taps[khLo*KW:khHi*KW], w[khLo*KW:khHi*KW]
+		// The row kernels load without bounds checks: check the lowest and
+		// highest addresses they touch once.
+		_ = x[rowBase+offs[0]+lo*sw]
+		_ = x[rowBase+offs[len(offs)-1]+(hi-1)*sw]
+		interior := yrow[lo:hi]
+		switch {
+		case sw == 1 && len(offs) == 9:
+			dwRow9S1(interior, x, (*[9]int)(offs), (*[9]float32)(wt), rowBase+lo)
+		case sw == 1:
+			dwRowS1(interior, x, offs, wt, rowBase+lo)
+		default:
+			dwRow(interior, x, offs, wt, rowBase, lo, sw)
 		}
 	}
 }
 
-// dwRow computes y[i] = Σ_t wt[t]·x[offs[t] + (o0+i)·sw] for every i.
-func dwRow(y, x []float32, offs []int, wt []float32, o0, sw int) {
+// dwRow computes y[i] = Σ_t wt[t]·x[base + offs[t] + (o0+i)·sw] for every i.
+func dwRow(y, x []float32, offs []int, wt []float32, base, o0, sw int) {
 	for i := range y {
-		base := (o0 + i) * sw
+		base := base + (o0+i)*sw
 		var acc float32
 		for t, off := range offs {
 			acc += wt[t] * x[off+base]

@@ -142,60 +142,56 @@ func packBPanel(trans bool, b []float32, ldb, p0, kb, j0, cols int, dst []float3
 	}
 }
 
-// aSource yields blocks of the left operand: for rows [i0, i0+mb) (i0 a
-// multiple of MR) and depth [p0, p0+kb), a slice whose panel q (rows
+// aOperand is the left operand of sgemm: a pre-packed matrix, or op(A)·alpha
+// packed block by block into scratch. block returns, for rows [i0, i0+mb)
+// (i0 a multiple of MR) and depth [p0, p0+kb), a slice whose panel q (rows
 // i0+q·MR...) starts at q·stride and is laid out as in PackedA.
-type aSource interface {
-	block(i0, mb, p0, kb int, scratch []float32) (data []float32, stride int)
+type aOperand struct {
+	packed *PackedA
+	trans  bool
+	a      []float32
+	lda    int
+	alpha  float32
 }
 
-// bSource yields blocks of the right operand: for depth [p0, p0+kb) and
-// columns [j0, j0+nb) (j0 a multiple of NR), a slice whose panel q starts
-// at q·stride and is laid out as in PackedB.
-type bSource interface {
-	block(p0, kb, j0, nb int, scratch []float32) (data []float32, stride int)
-}
-
-func (p *PackedA) block(i0, mb, p0, kb int, _ []float32) ([]float32, int) {
-	return p.data[i0*p.K+p0*MR:], MR * p.K
-}
-
-func (p *PackedB) block(p0, kb, j0, nb int, _ []float32) ([]float32, int) {
-	return p.data[j0*p.K+p0*NR:], NR * p.K
-}
-
-// matA is an unpacked left operand, packed block by block into scratch.
-type matA struct {
-	trans bool
-	a     []float32
-	lda   int
-	alpha float32
-}
-
-func (m *matA) block(i0, mb, p0, kb int, scratch []float32) ([]float32, int) {
+func (o *aOperand) block(i0, mb, p0, kb int, scratch []float32) (data []float32, stride int) {
+	if p := o.packed; p != nil {
+		return p.data[i0*p.K+p0*MR:], MR * p.K
+	}
 	for i := 0; i < mb; i += MR {
-		packAPanel(m.trans, m.a, m.lda, i0+i, min(MR, mb-i), p0, kb, m.alpha, scratch[i*kb:(i+MR)*kb])
+		packAPanel(o.trans, o.a, o.lda, i0+i, min(MR, mb-i), p0, kb, o.alpha, scratch[i*kb:(i+MR)*kb])
 	}
 	return scratch, MR * kb
 }
 
-// matB is an unpacked right operand, packed block by block into scratch.
-type matB struct {
-	trans bool
-	b     []float32
-	ldb   int
+// bOperand is the right operand of sgemm: a pre-packed matrix, an im2col
+// matrix packed on the fly, or op(B) packed block by block. block returns,
+// for depth [p0, p0+kb) and columns [j0, j0+nb) (j0 a multiple of NR), a
+// slice whose panel q starts at q·stride and is laid out as in PackedB.
+type bOperand struct {
+	packed *PackedB
+	im2col *im2colB
+	trans  bool
+	b      []float32
+	ldb    int
 }
 
-func (m *matB) block(p0, kb, j0, nb int, scratch []float32) ([]float32, int) {
+func (o *bOperand) block(p0, kb, j0, nb int, scratch []float32) (data []float32, stride int) {
+	if p := o.packed; p != nil {
+		return p.data[j0*p.K+p0*NR:], NR * p.K
+	}
+	if o.im2col != nil {
+		return o.im2col.block(p0, kb, j0, nb, scratch)
+	}
 	for j := 0; j < nb; j += NR {
-		packBPanel(m.trans, m.b, m.ldb, p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
+		packBPanel(o.trans, o.b, o.ldb, p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
 	}
 	return scratch, NR * kb
 }
 
 // sgemmScratch holds the per-call packing buffers; it comes from a pool so
 // concurrent runs of one session each get their own.
-type sgemmScratch struct{ a, b, col []float32 }
+type sgemmScratch struct{ a, b []float32 }
 
 var sgemmPool = sync.Pool{New: func() any { return new(sgemmScratch) }}
 
@@ -214,33 +210,29 @@ func (s *sgemmScratch) bufs(na, nb int) ([]float32, []float32) {
 // transA) and op(B) is k×n. When beta is 0, C is overwritten without being
 // read, so it may hold garbage (NaN) on entry, as in BLAS.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	SgemmEx(m, n, k, &matA{transA, a, lda, alpha}, &matB{transB, b, ldb}, beta, c, ldc, nil)
+	sgemm(m, n, k, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{trans: transB, b: b, ldb: ldb}, beta, c, ldc, nil)
 }
 
-// SgemmPackedA is Sgemm with a pre-packed left operand (its alpha applied
-// at packing) and an epilogue (nil for none).
+// SgemmEpi is Sgemm followed by the epilogue ep (nil for none), applied to
+// each block of C as it is completed.
+func SgemmEpi(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
+	sgemm(m, n, k, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{trans: transB, b: b, ldb: ldb}, beta, c, ldc, ep)
+}
+
+// SgemmPackedA is SgemmEpi with a pre-packed left operand (its alpha
+// applied at packing).
 func SgemmPackedA(pa *PackedA, transB bool, n int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
-	SgemmEx(pa.M, n, pa.K, pa, &matB{transB, b, ldb}, beta, c, ldc, ep)
+	sgemm(pa.M, n, pa.K, &aOperand{packed: pa}, &bOperand{trans: transB, b: b, ldb: ldb}, beta, c, ldc, ep)
 }
 
-// SgemmPackedB is Sgemm with a pre-packed right operand and an epilogue.
+// SgemmPackedB is SgemmEpi with a pre-packed right operand.
 func SgemmPackedB(transA bool, m int, alpha float32, a []float32, lda int, pb *PackedB, beta float32, c []float32, ldc int, ep *Epilogue) {
-	SgemmEx(m, pb.N, pb.K, &matA{transA, a, lda, alpha}, pb, beta, c, ldc, ep)
+	sgemm(m, pb.N, pb.K, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{packed: pb}, beta, c, ldc, ep)
 }
 
-// Operand constructors for SgemmEx.
-
-// MatA is an unpacked left operand op(A)·alpha.
-func MatA(trans bool, a []float32, lda int, alpha float32) aSource {
-	return &matA{trans, a, lda, alpha}
-}
-
-// MatB is an unpacked right operand op(B).
-func MatB(trans bool, b []float32, ldb int) bSource { return &matB{trans, b, ldb} }
-
-// SgemmEx computes C = A·B + beta·C (A m×k, B k×n from their sources), then
-// applies the epilogue ep (nil for none) to C.
-func SgemmEx(m, n, k int, A aSource, B bSource, beta float32, c []float32, ldc int, ep *Epilogue) {
+// sgemm computes C = A·B + beta·C (A m×k, B k×n), then applies the
+// epilogue ep (nil for none) to C.
+func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc int, ep *Epilogue) {
 	if m <= 0 || n <= 0 {
 		return
 	}

@@ -211,28 +211,62 @@ func activateSimple(x []float32, act Act, al, be float32) {
 
 // dwRowS1 is dwRow for unit stride, eight then four outputs at a time (the
 // taps in the same order as the scalar loop, so every lane rounds alike).
+// The caller has checked every tap's extent in x, so loads go through
+// unsafe pointers.
 func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) {
+	px := unsafe.Pointer(unsafe.SliceData(x))
 	i := 0
 	for ; i+8 <= len(y); i += 8 {
 		var a0, a1 f32x4
 		for t, off := range offs {
 			w := archsimd.BroadcastFloat32x4(wt[t])
-			s := x[off+o0+i : off+o0+i+8]
-			a0 = a0.Add(w.Mul(archsimd.LoadFloat32x4(s)))
-			a1 = a1.Add(w.Mul(archsimd.LoadFloat32x4(s[4:])))
+			p := unsafe.Add(px, (off+o0+i)*4)
+			a0 = a0.Add(w.Mul(ld4(p, 0)))
+			a1 = a1.Add(w.Mul(ld4(p, 16)))
 		}
-		a0.Store(y[i:])
-		a1.Store(y[i+4:])
+		a0.Store(y[i : i+4])
+		a1.Store(y[i+4 : i+8])
 	}
 	for ; i+4 <= len(y); i += 4 {
 		var a0 f32x4
 		for t, off := range offs {
-			a0 = a0.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(archsimd.LoadFloat32x4(x[off+o0+i:])))
+			a0 = a0.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(ld4(unsafe.Add(px, (off+o0+i)*4), 0)))
 		}
-		a0.Store(y[i:])
+		a0.Store(y[i : i+4])
 	}
 	if i < len(y) {
-		dwRow(y[i:], x, offs, wt, o0+i, 1)
+		dwRow(y[i:], x, offs, wt, 0, o0+i, 1)
+	}
+}
+
+// dwRow9S1 is dwRowS1 for nine taps (a 3×3 kernel away from the top and
+// bottom borders): the taps' weights stay in registers, as do their row
+// pointers, and the tap loop is unrolled.
+func dwRow9S1(y, x []float32, offs *[9]int, wt *[9]float32, o0 int) {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	p0, p1, p2 := unsafe.Add(px, (offs[0]+o0)*4), unsafe.Add(px, (offs[3]+o0)*4), unsafe.Add(px, (offs[6]+o0)*4)
+	// Offsets of the kw taps within a row (dilation included).
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	py := unsafe.Pointer(unsafe.SliceData(y))
+	n := len(y) &^ 3
+	for o := uintptr(0); o < uintptr(n)*4; o += 16 {
+		var a f32x4
+		a = a.Add(w0.Mul(ld4(p0, o)))
+		a = a.Add(w1.Mul(ld4(p0, o+d1)))
+		a = a.Add(w2.Mul(ld4(p0, o+d2)))
+		a = a.Add(w3.Mul(ld4(p1, o)))
+		a = a.Add(w4.Mul(ld4(p1, o+d1)))
+		a = a.Add(w5.Mul(ld4(p1, o+d2)))
+		a = a.Add(w6.Mul(ld4(p2, o)))
+		a = a.Add(w7.Mul(ld4(p2, o+d1)))
+		a = a.Add(w8.Mul(ld4(p2, o+d2)))
+		st4(a, py, o)
+	}
+	if n < len(y) {
+		dwRow(y[n:], x, offs[:], wt[:], 0, o0+n, 1)
 	}
 }
 

@@ -178,7 +178,7 @@ func buildMatMul(n *op.Node) (any, error) {
 					kernels.SgemmPackedB(false, m, 1, ad[ao:], p.k, pb, 0, yd[co:], p.n, ep)
 					return
 				}
-				kernels.SgemmEx(m, p.n, p.k, kernels.MatA(false, ad[ao:], p.k, 1), kernels.MatB(false, bd[bo:], p.n), 0, yd[co:], p.n, ep)
+				kernels.SgemmEpi(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n, ep)
 			})
 			if !f.inLoop(a.DType()) {
 				f.applySeparately(y, r)
@@ -290,7 +290,7 @@ func buildGemm(n *op.Node) (any, error) {
 			if pb := usablePacked(packed, B, k, nn); pb != nil {
 				kernels.SgemmPackedB(transA, m, alpha, ad, lda, pb, cb, y.F32(), nn, ep)
 			} else {
-				kernels.SgemmEx(m, nn, k, kernels.MatA(transA, ad, lda, alpha), kernels.MatB(transB, B.F32(), ldb), cb, y.F32(), nn, ep)
+				kernels.SgemmEpi(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn, ep)
 			}
 			if !f.inLoop(A.DType()) {
 				f.applySeparately(y, r)
