@@ -34,14 +34,18 @@ check:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
 	GOOS=js GOARCH=wasm $(GO) build -tags gortlite -o /dev/null ./wasm
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) vet ./ops/kernels/ ./ops/nn/
 
 test-go:
 	$(GO) test ./...
 	$(GO) test -tags gortlite ./runtime/conformance/ ./runtime/protoconv/ ./ops/nn/ ./ops/tensorops/
 
-# The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node.
+# The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node;
+# then the kernels, the nn ops and the suite again with the SIMD128 kernels (GOEXPERIMENT=simd,
+# the build the JS package ships).
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./runtime/conformance/
 
 test-diff:
 	bash tools/difftest/run.sh
@@ -77,7 +81,7 @@ bench:
 # Load and inference time natively and as Go-in-wasm (Node), without the JS package.
 bench-go:
 	$(GO) run ./tools/bench $(BENCH_MODEL)
-	GOOS=js GOARCH=wasm $(GO) build -o /tmp/gort-bench.wasm ./tools/bench && "$(WASM_EXEC)" /tmp/gort-bench.wasm $(BENCH_MODEL)
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) build -o /tmp/gort-bench.wasm ./tools/bench && "$(WASM_EXEC)" /tmp/gort-bench.wasm $(BENCH_MODEL)
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzLoad -fuzztime 10m -parallel 1 ./runtime/graph/

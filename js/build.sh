@@ -29,10 +29,13 @@ trap 'rm -rf "$DIST"' EXIT
 
 # gortlite: the ONNX messages as plain structs decoded by runtime/onnxpb's own
 # wire decoder, so no protobuf-go runtime is linked (3.8 MB raw, 650 KB gzip).
+# GOEXPERIMENT=simd: the float32 kernels use WebAssembly SIMD128 through
+# simd/archsimd (ops/kernels/sgemm_simd.go); Node ≥ 20 (package.json engines) and
+# current browsers all run it.
 FLAGS=(-trimpath -ldflags='-s -w')
-(cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
+(cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
 if [[ "${GORT_TEST_WASM:-}" == 1 ]]; then
-  (cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite,gorttest "${FLAGS[@]}" -o "$DIST/gort-test.wasm" ./wasm)
+  (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite,gorttest "${FLAGS[@]}" -o "$DIST/gort-test.wasm" ./wasm)
 fi
 
 WASM_EXEC="$("$GO" env GOROOT)/lib/wasm/wasm_exec.js"

@@ -29,7 +29,7 @@ start=$(date +%s)
 
 # The test-only build (gort.test.Spin / gort.test.Panic ops), beside the real
 # one but never packed. Mostly cached: only the link step reruns.
-(cd "$ROOT" && GOOS=js GOARCH=wasm "$GO" build -tags gortlite,gorttest -trimpath -ldflags='-s -w' -o "$JS/dist/gort-test.wasm" ./wasm)
+(cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite,gorttest -trimpath -ldflags='-s -w' -o "$JS/dist/gort-test.wasm" ./wasm)
 
 if [[ ! -f node_modules/playwright-core/package.json ]]; then
   npm install --no-audit --no-fund --no-package-lock --loglevel=error

@@ -2,6 +2,10 @@ package kernels
 
 import "sync"
 
+// The generic blocked GEMM, used for float64 (Dgemm, the integer and
+// quantised paths that compute exactly in float64). float32 has its own
+// packed, SIMD-capable driver in sgemm.go.
+//
 // Blocking parameters. The packed B panel (kcBlock×nr) should sit in L1, the
 // packed A block (mcBlock×kcBlock) in L2, and the packed B block
 // (kcBlock×ncBlock) in L3. The micro-tile is mr×nr: 4×8 gives 32
@@ -15,14 +19,6 @@ const (
 	mcBlock = 128
 	ncBlock = 2048
 )
-
-// Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
-// matrices, where op(A) is m×k (A is k×m with leading dimension lda when
-// transA) and op(B) is k×n. When beta is 0, C is overwritten without being
-// read, so it may hold garbage (NaN) on entry, as in BLAS.
-func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	Gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
 
 // Dgemm is Sgemm for float64.
 func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

@@ -134,3 +134,17 @@ func BenchmarkSgemm(b *testing.B) { benchSgemm(b, 256, 256, 256) }
 // BenchmarkSgemmConvShape is a ResNet-50 3×3 layer as im2col sees it
 // (M=output channels, N=output pixels, K=C·kH·kW).
 func BenchmarkSgemmConvShape(b *testing.B) { benchSgemm(b, 128, 784, 1152) }
+
+// BenchmarkSgemmPackedB is the MatMul/Gemm case with constant weights: B
+// packed once, A packed per call.
+func BenchmarkSgemmPackedB(bm *testing.B) {
+	m, n, k := 256, 256, 256
+	r := rand.New(rand.NewSource(1))
+	a, b, c := randSlice(r, m*k), randSlice(r, k*n), make([]float32, m*n)
+	pb := PackB(false, k, n, b, n)
+	bm.ResetTimer()
+	for i := 0; i < bm.N; i++ {
+		SgemmPackedB(false, m, 1, a, k, pb, 0, c, n, nil)
+	}
+	bm.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

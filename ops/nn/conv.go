@@ -85,15 +85,21 @@ func buildConv(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	// Constant float weights are packed for the GEMM once, here.
+	packed := c.packWeights(n.ConstInput(1))
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		in, r, err := f.split(in)
+		if err != nil {
+			return nil, err
+		}
 		if len(in) < 2 || in[0] == nil || in[1] == nil {
 			return nil, op.Errorf("Conv needs X and W")
 		}
-		x, w := in[0], in[1]
-		var b *tensor.Tensor
-		if len(in) > 2 {
-			b = in[2]
-		}
+		x, w, b := in[0], in[1], optIn(in, 2)
 		if !isFloatish(x.DType()) || w.DType() != x.DType() || (b != nil && b.DType() != x.DType()) {
 			return nil, op.Errorf("Conv needs matching float inputs, got %s/%s", x.DType(), w.DType())
 		}
@@ -104,12 +110,15 @@ func buildConv(n *op.Node) (any, error) {
 		if b != nil && b.Len() != s.m {
 			return nil, op.Errorf("Conv bias has %d elements, expected %d", b.Len(), s.m)
 		}
-		y := ctx.New(x.DType(), s.yShape...)
-		col, err := colSize(ctx, c, s)
-		if err != nil {
+		if err := checkResidual(r, x.DType(), s.yShape); err != nil {
 			return nil, err
 		}
+		y := ctx.New(x.DType(), s.yShape...)
 		if x.DType() == tensor.Double {
+			col, err := colSize(ctx, c, s)
+			if err != nil {
+				return nil, err
+			}
 			var bd []float64
 			if b != nil {
 				bd = b.F64()
@@ -117,43 +126,69 @@ func buildConv(n *op.Node) (any, error) {
 			if err := convForward(x.F64(), w.F64(), bd, c.group, s, y.F64(), make([]float64, col), ctx.Checkpoint); err != nil {
 				return nil, err
 			}
-		} else {
-			var bd []float32
-			if b != nil {
-				bd = b.F32()
-			}
-			if err := convForward(x.F32(), w.F32(), bd, c.group, s, y.F32(), make([]float32, col), ctx.Checkpoint); err != nil {
-				return nil, err
-			}
+			f.applySeparately(y, r)
+			return []*tensor.Tensor{y}, nil
+		}
+		cw := packed
+		if cw == nil || !sameData(cw.W, w.F32()) || cw.M != s.m {
+			cw = kernels.NewConvWeights(w.F32(), s.m, c.group, s.c/c.group*s.geom.KernelSize(), false)
+		}
+		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.Checkpoint}
+		if b != nil {
+			args.Bias = b.F32()
+		}
+		if f.inLoop(x.DType()) {
+			args.Residual, args.Act, args.Alpha, args.Beta = f.epilogue(r)
+		}
+		if err := kernels.Conv(cw, args); err != nil {
+			return nil, err
+		}
+		if !f.inLoop(x.DType()) {
+			f.applySeparately(y, r)
 		}
 		return []*tensor.Tensor{y}, nil
 	}), nil
 }
 
+// packWeights packs a constant float weight tensor for the GEMM, or returns
+// nil when w is absent, not float or malformed (the run reports the error).
+func (c *convAttrs) packWeights(w *tensor.Tensor) *kernels.ConvWeights {
+	if w == nil || !w.DType().IsFloat() || w.Rank() < 3 {
+		return nil
+	}
+	shape := w.Shape()
+	m := shape[0]
+	if m <= 0 || m%c.group != 0 {
+		return nil
+	}
+	kdim := tensor.MustSize(shape[1:])
+	return kernels.NewConvWeights(w.F32(), m, c.group, kdim, true)
+}
+
+// sameData reports whether two slices are the same storage.
+func sameData(a, b []float32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // pointwise reports whether the convolution is a plain 1×1 with unit
 // stride and no padding, in which case the input already is the im2col
 // matrix and the GEMM can read it directly.
-func pointwise(g *kernels.ConvGeom) bool {
-	for d := range g.In {
-		if g.Kernel[d] != 1 || g.Strides[d] != 1 || g.PadsBegin[d] != 0 || g.Out[d] != g.In[d] {
-			return false
-		}
-	}
-	return true
-}
+func pointwise(g *kernels.ConvGeom) bool { return kernels.Pointwise(g) }
 
-// colSize returns the number of scratch elements the im2col buffer needs,
-// checked against the memory budget.
+// colSize returns the number of scratch elements the im2col buffer of the
+// float64 path needs, checked against the memory budget.
 func colSize(ctx *op.Context, c *convAttrs, s *convShapes) (int, error) {
 	if pointwise(s.geom) {
 		return 0, nil
 	}
-	return ctx.CheckShape(tensor.Float, []int{s.c / c.group * s.geom.KernelSize(), s.geom.OutSize()})
+	return ctx.CheckShape(tensor.Double, []int{s.c / c.group * s.geom.KernelSize(), s.geom.OutSize()})
 }
 
-// convForward is Conv on raw slices: per image and group, an im2col (skipped
-// for pointwise convolutions) followed by a GEMM of the group's weights with
-// the column matrix, then the bias.
+// convForward is the float64 Conv on raw slices (Conv on doubles and the
+// exact integer convolutions): per image and group, an im2col (skipped for
+// pointwise convolutions) followed by a GEMM of the group's weights with
+// the column matrix, then the bias. float32 convolutions use kernels.Conv,
+// which never builds the full column matrix.
 //
 // The GEMM runs in blocks of output pixels with a checkpoint before each block:
 // one large Conv can take a good part of a second in WebAssembly, and the

@@ -26,7 +26,16 @@ func buildConvTranspose(n *op.Node) (any, error) {
 	if a.Err != nil {
 		return nil, a.Err
 	}
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	packed := t.packWeights(n.ConstInput(1))
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		in, r, err := f.split(in)
+		if err != nil {
+			return nil, err
+		}
 		if len(in) < 2 || in[0] == nil || in[1] == nil {
 			return nil, op.Errorf("ConvTranspose needs X and W")
 		}
@@ -41,28 +50,59 @@ func buildConvTranspose(n *op.Node) (any, error) {
 		if b != nil && b.Len() != s.m {
 			return nil, op.Errorf("ConvTranspose bias has %d elements, expected %d", b.Len(), s.m)
 		}
-		y := ctx.New(x.DType(), s.yShape...)
-		colN := 0
-		if !pointwise(s.geom) {
-			if colN, err = ctx.CheckShape(x.DType(), []int{s.m / t.group * s.geom.KernelSize(), s.geom.OutSize()}); err != nil {
-				return nil, err
-			}
+		if err := checkResidual(r, x.DType(), s.yShape); err != nil {
+			return nil, err
 		}
+		y := ctx.New(x.DType(), s.yShape...)
 		if x.DType() == tensor.Double {
+			colN := 0
+			if !pointwise(s.geom) {
+				if colN, err = ctx.CheckShape(x.DType(), []int{s.m / t.group * s.geom.KernelSize(), s.geom.OutSize()}); err != nil {
+					return nil, err
+				}
+			}
 			var bd []float64
 			if b != nil {
 				bd = b.F64()
 			}
 			convTranspose(x.F64(), w.F64(), bd, t.group, s, y.F64(), make([]float64, colN))
-		} else {
-			var bd []float32
-			if b != nil {
-				bd = b.F32()
-			}
-			convTranspose(x.F32(), w.F32(), bd, t.group, s, y.F32(), make([]float32, colN))
+			f.applySeparately(y, r)
+			return []*tensor.Tensor{y}, nil
+		}
+		rows := s.m / t.group * s.geom.KernelSize()
+		cw := packed
+		if cw == nil || !sameData(cw.W, w.F32()) || cw.C != s.c || cw.Rows != rows {
+			cw = kernels.NewConvTWeights(w.F32(), s.c, t.group, rows, false)
+		}
+		args := &kernels.ConvTArgs{N: s.n, M: s.m, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.Checkpoint}
+		if b != nil {
+			args.Bias = b.F32()
+		}
+		if f.inLoop(x.DType()) {
+			args.Residual, args.Act, args.Alpha, args.Beta = f.epilogue(r)
+		}
+		if err := kernels.ConvTranspose(cw, args); err != nil {
+			return nil, err
+		}
+		if !f.inLoop(x.DType()) {
+			f.applySeparately(y, r)
 		}
 		return []*tensor.Tensor{y}, nil
 	}), nil
+}
+
+// packWeights packs a constant float ConvTranspose weight tensor
+// (C × M/group × kernel) for the GEMM, or returns nil.
+func (t *convTAttrs) packWeights(w *tensor.Tensor) *kernels.ConvTWeights {
+	if w == nil || !w.DType().IsFloat() || w.Rank() < 3 {
+		return nil
+	}
+	shape := w.Shape()
+	c := shape[0]
+	if c <= 0 || c%t.group != 0 {
+		return nil
+	}
+	return kernels.NewConvTWeights(w.F32(), c, t.group, tensor.MustSize(shape[1:]), true)
 }
 
 // shapes resolves ConvTranspose geometry. The returned ConvGeom describes
@@ -148,7 +188,7 @@ func (t *convTAttrs) shapes(x, w []int) (*convShapes, error) {
 	return s, nil
 }
 
-// convTranspose computes, per image and group, col = W_gᵀ·X_g (one GEMM)
+// convTranspose is the float64 ConvTranspose: per image and group, col = W_gᵀ·X_g (one GEMM)
 // and scatters col onto Y with Col2im, Y having been filled with the bias.
 func convTranspose[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, col []T) {
 	cg, mg := s.c/group, s.m/group

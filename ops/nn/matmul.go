@@ -100,8 +100,51 @@ func naiveMatMul[T intElem](transA, transB bool, m, n, k int, alpha T, a []T, ld
 	}
 }
 
+// packConstB packs a constant float MatMul/Gemm right operand once, at
+// build time (nil when it is absent, not float or has batch dimensions).
+// shape is B's shape; trans is Gemm's transB.
+func packConstB(b *tensor.Tensor, trans bool) *kernels.PackedB {
+	if b == nil || !b.DType().IsFloat() || b.Rank() == 0 {
+		return nil
+	}
+	shape := b.Shape()
+	k, n := shape[0], 1
+	if len(shape) >= 2 {
+		if opsutil.Product(shape[:len(shape)-2]) != 1 {
+			return nil
+		}
+		k, n = shape[len(shape)-2], shape[len(shape)-1]
+	}
+	ldb := n
+	if trans {
+		k, n = n, k
+	}
+	return kernels.PackB(trans, k, n, b.F32(), ldb)
+}
+
+// usablePacked returns pb when it was packed from b (the constant input the
+// builder saw) with the right dimensions, nil otherwise.
+func usablePacked(pb *kernels.PackedB, b *tensor.Tensor, k, n int) *kernels.PackedB {
+	if pb == nil || pb.K != k || pb.N != n || !b.DType().IsFloat() || b.Len() == 0 || pb.Source() != &b.F32()[0] {
+		return nil
+	}
+	return pb
+}
+
 func buildMatMul(n *op.Node) (any, error) {
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	packed := packConstB(n.ConstInput(1), false)
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		in, r, err := f.split(in)
+		if err != nil {
+			return nil, err
+		}
+		if len(in) < 2 {
+			return nil, op.Errorf("MatMul needs two inputs")
+		}
 		a, b := in[0], in[1]
 		if a == nil || b == nil || a.DType() != b.DType() {
 			return nil, op.Errorf("MatMul needs two inputs of one dtype")
@@ -110,18 +153,42 @@ func buildMatMul(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f != nil && !isFloatish(a.DType()) {
+			return nil, op.Errorf("MatMul cannot fuse an epilogue on %s", a.DType())
+		}
+		if err := checkResidual(r, a.DType(), p.out); err != nil {
+			return nil, err
+		}
 		y := ctx.New(a.DType(), p.out...)
 		switch ad := a.Data().(type) {
 		case []float32:
 			bd, yd := b.F32(), y.F32()
+			var ep *kernels.Epilogue
+			var res []float32
+			if f.inLoop(a.DType()) {
+				ep = &kernels.Epilogue{LdR: p.n}
+				res, ep.Act, ep.Alpha, ep.Beta = f.epilogue(r)
+			}
+			pb := usablePacked(packed, b, p.k, p.n)
 			p.run(func(m, ao, bo, co int) {
-				kernels.Sgemm(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n)
+				if ep != nil && res != nil {
+					ep.Residual = res[co:]
+				}
+				if pb != nil && bo == 0 {
+					kernels.SgemmPackedB(false, m, 1, ad[ao:], p.k, pb, 0, yd[co:], p.n, ep)
+					return
+				}
+				kernels.SgemmEpi(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n, ep)
 			})
+			if !f.inLoop(a.DType()) {
+				f.applySeparately(y, r)
+			}
 		case []float64:
 			bd, yd := b.F64(), y.F64()
 			p.run(func(m, ao, bo, co int) {
 				kernels.Dgemm(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n)
 			})
+			f.applySeparately(y, r)
 		case []int32:
 			intMatMul(p, ad, tensor.Data[int32](b), tensor.Data[int32](y))
 		case []int64:
@@ -152,13 +219,31 @@ func buildGemm(n *op.Node) (any, error) {
 	if a.Err != nil {
 		return nil, a.Err
 	}
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	var packed *kernels.PackedB
+	if b := n.ConstInput(1); b != nil && b.Rank() == 2 {
+		packed = packConstB(b, transB)
+	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		in, r, err := f.split(in)
+		if err != nil {
+			return nil, err
+		}
+		if len(in) < 2 {
+			return nil, op.Errorf("Gemm needs A and B")
+		}
 		A, B, C := in[0], in[1], optIn(in, 2)
 		if A == nil || B == nil || A.Rank() != 2 || B.Rank() != 2 {
 			return nil, op.Errorf("Gemm needs 2-D A and B")
 		}
 		if B.DType() != A.DType() || (C != nil && C.DType() != A.DType()) {
 			return nil, op.Errorf("Gemm inputs must share a dtype")
+		}
+		if f != nil && !isFloatish(A.DType()) {
+			return nil, op.Errorf("Gemm cannot fuse an epilogue on %s", A.DType())
 		}
 		m, k := A.Shape()[0], A.Shape()[1]
 		if transA {
@@ -170,6 +255,9 @@ func buildGemm(n *op.Node) (any, error) {
 		}
 		if kb != k {
 			return nil, op.Errorf("Gemm inner dims differ: A %v (transA=%v), B %v (transB=%v)", A.Shape(), transA, B.Shape(), transB)
+		}
+		if err := checkResidual(r, A.DType(), []int{m, nn}); err != nil {
+			return nil, err
 		}
 		y := ctx.New(A.DType(), m, nn)
 		lda, ldb := A.Shape()[1], B.Shape()[1]
@@ -185,11 +273,32 @@ func buildGemm(n *op.Node) (any, error) {
 		}
 		switch ad := A.Data().(type) {
 		case []float32:
-			cb := fillC(C, cs, y, m, nn, beta, func(t *tensor.Tensor) []float32 { return t.F32() })
-			kernels.Sgemm(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn)
+			ep := &kernels.Epilogue{LdR: nn}
+			cb := float32(0)
+			switch {
+			case cs == nil:
+			case beta == 1 && C.Len() == nn && (len(cs) == 1 || cs[0] == 1) && nn > 1:
+				ep.ColBias = C.F32() // the usual fully connected bias
+			case beta == 1 && len(cs) == 2 && cs[0] == m && cs[1] == 1 && m > 1:
+				ep.RowBias = C.F32()
+			default:
+				cb = fillC(C, cs, y, m, nn, beta, func(t *tensor.Tensor) []float32 { return t.F32() })
+			}
+			if f.inLoop(A.DType()) {
+				ep.Residual, ep.Act, ep.Alpha, ep.Beta = f.epilogue(r)
+			}
+			if pb := usablePacked(packed, B, k, nn); pb != nil {
+				kernels.SgemmPackedB(transA, m, alpha, ad, lda, pb, cb, y.F32(), nn, ep)
+			} else {
+				kernels.SgemmEpi(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn, ep)
+			}
+			if !f.inLoop(A.DType()) {
+				f.applySeparately(y, r)
+			}
 		case []float64:
 			cb := fillC(C, cs, y, m, nn, float64(beta), func(t *tensor.Tensor) []float64 { return t.F64() })
 			kernels.Dgemm(transA, transB, m, nn, k, float64(alpha), ad, lda, B.F64(), ldb, cb, y.F64(), nn)
+			f.applySeparately(y, r)
 		case []int32:
 			intGemm(transA, transB, m, nn, k, alpha, beta, ad, lda, tensor.Data[int32](B), ldb, C, cs, y)
 		case []int64:

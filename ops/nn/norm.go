@@ -93,8 +93,21 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			}
 		}
 		scale, bias, mean, vr := f64s(in[1]), f64s(in[2]), f64s(in[3]), f64s(in[4])
-		xd := f64s(x)
 		y := ctx.New(x.DType(), x.Shape()...)
+		if !training && spatial && x.DType().IsFloat() {
+			// Inference on float32 storage: one scale and shift per
+			// channel, y = (x - mean)·(scale/√(var+ε)) + B, the factor
+			// worked out in float64.
+			xd, yd := x.F32(), y.F32()
+			for nn := 0; nn < N; nn++ {
+				for c := 0; c < C; c++ {
+					o := (nn*C + c) * inner
+					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
+				}
+			}
+			return []*tensor.Tensor{y}, nil
+		}
+		xd := f64s(x)
 		// per-parameter index of element (n, c, s): c, or c*inner+s when !spatial
 		pidx := func(c, s int) int {
 			if spatial {

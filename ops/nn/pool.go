@@ -91,6 +91,10 @@ func buildPool(kind poolKind) op.Builder {
 			planes := shape[0] * shape[1]
 			switch xd := x.Data().(type) {
 			case []float32:
+				if len(g.In) == 2 && (kind == poolMax && idx == nil || kind == poolAvg) {
+					pool2D(xd, y.F32(), planes, g, padsEnd, p)
+					break
+				}
 				poolRun(xd, y.F32(), idx, planes, g, padsEnd, p)
 			case []float64:
 				poolRun(xd, y.F64(), idx, planes, g, padsEnd, p)
@@ -112,6 +116,20 @@ func buildPool(kind poolKind) op.Builder {
 			}
 			return []*tensor.Tensor{y}, nil
 		}), nil
+	}
+}
+
+// pool2D is the float32 fast path for 2-D MaxPool (without Indices) and
+// AveragePool, plane by plane.
+func pool2D(x, y []float32, planes int, g *kernels.ConvGeom, padsEnd []int, p *poolAttrs) {
+	is, os := g.InSize(), g.OutSize()
+	for pl := 0; pl < planes; pl++ {
+		xp, yp := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
+		if p.kind == poolMax {
+			kernels.MaxPool2D(xp, yp, g)
+		} else {
+			kernels.AvgPool2D(xp, yp, g, padsEnd, p.includePad)
+		}
 	}
 }
 

@@ -1,0 +1,307 @@
+package kernels
+
+import "sync"
+
+// Float32 convolution on top of the packed GEMM. Per image and group the
+// output (M/group channels × output pixels) is W_g · col(X_g):
+//
+//   - 1×1, unit stride, no padding: col(X_g) is X_g itself, read straight
+//     into the GEMM's B panels;
+//   - otherwise the im2col matrix is never materialised: the GEMM asks for
+//     one kc×nc block of it at a time and im2colB writes that block directly
+//     in packed-panel form (the scratch is one block, ≤ 2 MB, whatever the
+//     image size);
+//   - one input channel per group (depthwise, or C = 1) runs a direct
+//     convolution instead (depthwise.go).
+//
+// Bias, residual and activation run in the GEMM's epilogue while the output
+// tile is still in cache.
+
+// ConvWeights is a convolution's weight tensor (M × C/group × kernel) with,
+// when it is constant, its per-group GEMM packing done once.
+type ConvWeights struct {
+	W      []float32
+	M      int
+	Group  int
+	KDim   int        // C/group · kernel size
+	packed []*PackedA // per group; nil to pack block by block on each run
+}
+
+// NewConvWeights wraps w; with pack it also packs each group for the GEMM
+// (for weights that stay the same on every run).
+func NewConvWeights(w []float32, m, group, kdim int, pack bool) *ConvWeights {
+	cw := &ConvWeights{W: w, M: m, Group: group, KDim: kdim}
+	if pack {
+		mg := m / group
+		cw.packed = make([]*PackedA, group)
+		for g := range cw.packed {
+			cw.packed[g] = PackA(false, mg, kdim, 1, w[g*mg*kdim:(g+1)*mg*kdim], kdim)
+		}
+	}
+	return cw
+}
+
+func (cw *ConvWeights) a(g int) aOperand {
+	if cw.packed != nil {
+		return aOperand{packed: cw.packed[g]}
+	}
+	mg := cw.M / cw.Group
+	return aOperand{a: cw.W[g*mg*cw.KDim : (g+1)*mg*cw.KDim], lda: cw.KDim, alpha: 1}
+}
+
+// ConvArgs describes one float32 convolution run.
+type ConvArgs struct {
+	N, C     int // images, input channels
+	Geom     *ConvGeom
+	X        []float32 // N × C × In
+	Bias     []float32 // M, or nil
+	Residual []float32 // N × M × Out (added before the activation), or nil
+	Act      Act
+	Alpha    float32
+	Beta     float32
+	Y        []float32 // N × M × Out
+	// Checkpoint, when set, is called between blocks of a few million
+	// multiply-adds; an error aborts the convolution.
+	Checkpoint func() error
+}
+
+// Pointwise reports whether g is a 1×1 convolution with unit stride and no
+// padding, whose input already is its im2col matrix.
+func Pointwise(g *ConvGeom) bool {
+	for d := range g.In {
+		if g.Kernel[d] != 1 || g.Strides[d] != 1 || g.PadsBegin[d] != 0 || g.Out[d] != g.In[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// Conv computes a float32 convolution with weights cw.
+func Conv(cw *ConvWeights, a *ConvArgs) error {
+	g := a.Geom
+	group := cw.Group
+	cg, mg := a.C/group, cw.M/group
+	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
+	kdim := cg * ks
+	direct := cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR)
+	pw := Pointwise(g)
+	// About 4 M multiply-adds per GEMM call (a few ms even in slow
+	// WebAssembly) with a checkpoint before each, and never fewer than 256
+	// pixels so the GEMM keeps its efficiency.
+	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
+	var im im2colB
+	if !pw && !direct {
+		sc := convPool.Get().(*convScratch)
+		defer convPool.Put(sc)
+		sc.rows = im2colRows(g, cg, sc.rows[:0])
+		im = im2colB{g: g, rows: sc.rows}
+	}
+	for n := 0; n < a.N; n++ {
+		for gi := 0; gi < group; gi++ {
+			xg := a.X[(n*a.C+gi*cg)*is : (n*a.C+(gi+1)*cg)*is]
+			yo := (n*cw.M + gi*mg) * os
+			yg := a.Y[yo : yo+mg*os]
+			ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
+			if a.Bias != nil {
+				ep.RowBias = a.Bias[gi*mg : (gi+1)*mg]
+			}
+			var rg []float32
+			if a.Residual != nil {
+				rg = a.Residual[yo : yo+mg*os]
+			}
+			if direct {
+				if a.Checkpoint != nil {
+					if err := a.Checkpoint(); err != nil {
+						return err
+					}
+				}
+				ep.Residual = rg
+				for m := 0; m < mg; m++ {
+					wm := cw.W[(gi*mg+m)*ks : (gi*mg+m+1)*ks]
+					depthwise2D(xg, wm, yg[m*os:(m+1)*os], g)
+					ep.apply(yg, os, m, 1, 0, os)
+				}
+				continue
+			}
+			A := cw.a(gi)
+			im.x = xg
+			for j := 0; j < os; j += seg {
+				if a.Checkpoint != nil {
+					if err := a.Checkpoint(); err != nil {
+						return err
+					}
+				}
+				nb := min(seg, os-j)
+				B := bOperand{b: xg[j:], ldb: os}
+				if !pw {
+					im.pix0 = j
+					B = bOperand{im2col: &im}
+				}
+				if rg != nil {
+					ep.Residual = rg[j:]
+				}
+				sgemm(mg, nb, kdim, &A, &B, 0, yg[j:], os, &ep)
+			}
+		}
+	}
+	return nil
+}
+
+// im2colRow is what one row (channel, kernel tap) of the im2col matrix reads:
+// input offset base + ih·W + iw for output pixel (oh, ow), where
+// ih = oh·sh + offH and iw = ow·sw + offW, valid for oh in [hlo, hhi) and
+// ow in [wlo, whi) (zero elsewhere, in the padding).
+type im2colRow struct {
+	base               int
+	hlo, hhi, wlo, whi int
+	offH, offW         int
+}
+
+// convScratch is per-call scratch of the convolutions, pooled so that
+// steady-state runs do not allocate.
+type convScratch struct {
+	rows []im2colRow
+	col  []float32
+}
+
+var convPool = sync.Pool{New: func() any { return new(convScratch) }}
+
+// im2colRows precomputes, for 2-D geometry, each row of the im2col matrix
+// into rows (nil for other ranks, which take the generic path).
+func im2colRows(g *ConvGeom, channels int, rows []im2colRow) []im2colRow {
+	if len(g.In) != 2 {
+		return nil
+	}
+	H, W := g.In[0], g.In[1]
+	OH, OW := g.Out[0], g.Out[1]
+	KH, KW := g.Kernel[0], g.Kernel[1]
+	for c := 0; c < channels; c++ {
+		for kh := 0; kh < KH; kh++ {
+			hlo, hhi := validRange(H, OH, g.Strides[0], g.PadsBegin[0], kh*g.Dilations[0])
+			for kw := 0; kw < KW; kw++ {
+				wlo, whi := validRange(W, OW, g.Strides[1], g.PadsBegin[1], kw*g.Dilations[1])
+				rows = append(rows, im2colRow{base: c * H * W, hlo: hlo, hhi: hhi, wlo: wlo, whi: whi,
+					offH: kh*g.Dilations[0] - g.PadsBegin[0], offW: kw*g.Dilations[1] - g.PadsBegin[1]})
+			}
+		}
+	}
+	return rows
+}
+
+// im2colB is the im2col matrix of one image's group (channels·kernel ×
+// output pixels) as a GEMM right operand, packed on the fly one block at a
+// time. pix0 offsets the columns (the conv runs the GEMM in pixel segments).
+type im2colB struct {
+	x    []float32 // channels × In
+	g    *ConvGeom
+	rows []im2colRow // 2-D only
+	pix0 int
+}
+
+func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
+	ps := kb * NR
+	j0 += s.pix0
+	if s.rows == nil {
+		s.blockND(p0, kb, j0, nb, dst)
+		return dst, ps
+	}
+	g := s.g
+	W, OW := g.In[1], g.Out[1]
+	sh, sw := g.Strides[0], g.Strides[1]
+	rows := s.rows[p0 : p0+kb]
+	oh0, ow0 := j0/OW, j0%OW
+	for q := 0; q*NR < nb; q++ {
+		panel := dst[q*ps : q*ps+ps]
+		lanes := min(NR, nb-q*NR)
+		// The panel's pixels: NR consecutive ones starting at (oh0, ow0).
+		oh, ow := oh0, ow0
+		if lanes == NR && ow+NR <= OW {
+			// One output row: per im2col row, all NR lanes valid or a
+			// per-lane check at the borders.
+			for p := range rows {
+				r := &rows[p]
+				d := (*[NR]float32)(panel[p*NR : p*NR+NR])
+				if oh < r.hlo || oh >= r.hhi {
+					zero8(d)
+					continue
+				}
+				src := s.x[r.base+(oh*sh+r.offH)*W:]
+				if ow >= r.wlo && ow+NR <= r.whi {
+					iw := ow*sw + r.offW
+					if sw == 1 {
+						copy8(d, (*[NR]float32)(src[iw:iw+NR]))
+					} else {
+						src = src[iw : iw+(NR-1)*sw+1]
+						for l := range d {
+							d[l] = src[l*sw]
+						}
+					}
+					continue
+				}
+				for l := range d {
+					o := ow + l
+					if o >= r.wlo && o < r.whi {
+						d[l] = src[o*sw+r.offW]
+					} else {
+						d[l] = 0
+					}
+				}
+			}
+		} else {
+			// The panel wraps to the next output row (or is the last,
+			// partial one): lane by lane.
+			for p := range rows {
+				r := &rows[p]
+				d := panel[p*NR : p*NR+NR]
+				h, w := oh, ow
+				for l := 0; l < NR; l++ {
+					var v float32
+					if l < lanes && h >= r.hlo && h < r.hhi && w >= r.wlo && w < r.whi {
+						v = s.x[r.base+(h*sh+r.offH)*W+w*sw+r.offW]
+					}
+					d[l] = v
+					if w++; w == OW {
+						w, h = 0, h+1
+					}
+				}
+			}
+		}
+		ow0 += NR
+		for ow0 >= OW {
+			ow0 -= OW
+			oh0++
+		}
+	}
+	return dst, ps
+}
+
+// blockND is im2colB.block for spatial ranks other than 2, one element at a
+// time.
+func (s *im2colB) blockND(p0, kb, j0, nb int, dst []float32) {
+	g := s.g
+	nd := len(g.In)
+	ks, is := g.KernelSize(), g.InSize()
+	ps := kb * NR
+	kidx := make([]int, nd)
+	oidx := make([]int, nd)
+	for p := 0; p < kb; p++ {
+		r := p0 + p
+		c, t := r/ks, r%ks
+		unravel(t, g.Kernel, kidx)
+		xc := s.x[c*is : (c+1)*is]
+		unravel(j0, g.Out, oidx)
+		for q := 0; q*NR < nb; q++ {
+			d := dst[q*ps+p*NR : q*ps+p*NR+NR]
+			for l := 0; l < NR; l++ {
+				var v float32
+				if q*NR+l < nb {
+					if off, ok := g.inputOffset(oidx, kidx); ok {
+						v = xc[off]
+					}
+					increment(oidx, g.Out)
+				}
+				d[l] = v
+			}
+		}
+	}
+}

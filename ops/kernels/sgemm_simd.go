@@ -1,0 +1,300 @@
+//go:build wasm && goexperiment.simd
+
+package kernels
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// WebAssembly SIMD128 micro-kernels (GOEXPERIMENT=simd). The 4×8 tile lives
+// in eight Float32x4 accumulators; per k step the kernel loads two vectors of
+// the B panel and broadcasts four scalars of the A panel. k is unrolled by two
+// (Go's wasm backend schedules the products of a step before their adds, and
+// a longer body leaves fewer accumulators spilled per step), and every load
+// goes through an unsafe pointer at a constant offset from the panel base so
+// the loop carries no bounds checks: the slices are checked once on entry,
+// and the loop never reads past a·(4k) and b·(8k) floats.
+//
+// wasm has no fused multiply-add (relaxed SIMD is not available), so each
+// step is a Mul then an Add, rounded twice, like the scalar kernels.
+
+type f32x4 = archsimd.Float32x4
+
+func ld4(p unsafe.Pointer, off uintptr) f32x4 {
+	return archsimd.LoadFloat32x4Array((*[4]float32)(unsafe.Add(p, off)))
+}
+
+func st4(x f32x4, p unsafe.Pointer, off uintptr) {
+	x.StoreArray((*[4]float32)(unsafe.Add(p, off)))
+}
+
+func splat(p unsafe.Pointer, off uintptr) f32x4 {
+	return archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(p, off)))
+}
+
+// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
+// and stores it into c (leading dimension ldc), or adds it to c when acc.
+func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
+	if k <= 0 {
+		return
+	}
+	// One bounds check per operand; the loop below stays inside them.
+	_, _, _ = a[4*k-1], b[8*k-1], c[3*ldc+7]
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
+	var c00, c01, c10, c11, c20, c21, c30, c31 f32x4
+	var ao, bo uintptr
+	for ; k >= 2; k -= 2 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		b0 = ld4(pb, bo+32)
+		b1 = ld4(pb, bo+48)
+		a0 = splat(pa, ao+16)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 = splat(pa, ao+20)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 = splat(pa, ao+24)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 = splat(pa, ao+28)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		ao += 32
+		bo += 64
+	}
+	if k > 0 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+	}
+	l := uintptr(ldc) * 4
+	if acc {
+		c00 = c00.Add(ld4(pc, 0))
+		c01 = c01.Add(ld4(pc, 16))
+		c10 = c10.Add(ld4(pc, l))
+		c11 = c11.Add(ld4(pc, l+16))
+		c20 = c20.Add(ld4(pc, 2*l))
+		c21 = c21.Add(ld4(pc, 2*l+16))
+		c30 = c30.Add(ld4(pc, 3*l))
+		c31 = c31.Add(ld4(pc, 3*l+16))
+	}
+	st4(c00, pc, 0)
+	st4(c01, pc, 16)
+	st4(c10, pc, l)
+	st4(c11, pc, l+16)
+	st4(c20, pc, 2*l)
+	st4(c21, pc, 2*l+16)
+	st4(c30, pc, 3*l)
+	st4(c31, pc, 3*l+16)
+}
+
+// kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
+// (stride MR) with the packed B panel b.
+func kernel1x8(a, b []float32, k int, c []float32) {
+	var c0, c1 f32x4
+	if k > 0 {
+		_, _ = a[4*k-1], b[8*k-1]
+		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+		var ao, bo uintptr
+		for ; k >= 2; k -= 2 {
+			a0 := splat(pa, ao)
+			c0 = c0.Add(a0.Mul(ld4(pb, bo)))
+			c1 = c1.Add(a0.Mul(ld4(pb, bo+16)))
+			a0 = splat(pa, ao+16)
+			c0 = c0.Add(a0.Mul(ld4(pb, bo+32)))
+			c1 = c1.Add(a0.Mul(ld4(pb, bo+48)))
+			ao += 32
+			bo += 64
+		}
+		if k > 0 {
+			a0 := splat(pa, ao)
+			c0 = c0.Add(a0.Mul(ld4(pb, bo)))
+			c1 = c1.Add(a0.Mul(ld4(pb, bo+16)))
+		}
+	}
+	c0.Store(c[0:4])
+	c1.Store(c[4:8])
+}
+
+func addScalar(x []float32, s float32) {
+	i := 0
+	if len(x) >= 4 {
+		v := archsimd.BroadcastFloat32x4(s)
+		for ; i+4 <= len(x); i += 4 {
+			archsimd.LoadFloat32x4(x[i:]).Add(v).Store(x[i:])
+		}
+	}
+	for ; i < len(x); i++ {
+		x[i] += s
+	}
+}
+
+func addVec(x, y []float32) {
+	y = y[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		archsimd.LoadFloat32x4(x[i:]).Add(archsimd.LoadFloat32x4(y[i:])).Store(x[i:])
+	}
+	for ; i < len(x); i++ {
+		x[i] += y[i]
+	}
+}
+
+// activateSimple vectorises the piecewise-linear activations with the
+// comparisons and NaN behaviour of activateScalar (Go's min and max and
+// wasm's f32x4.min/max agree: NaN in, NaN out; min(-0, 0) = -0).
+func activateSimple(x []float32, act Act, al, be float32) {
+	n := len(x) &^ 3
+	zero := archsimd.BroadcastFloat32x4(0)
+	switch act {
+	case ActRelu:
+		for i := 0; i < n; i += 4 {
+			v := archsimd.LoadFloat32x4(x[i:])
+			zero.IfElse(v.Less(zero), v).Store(x[i:])
+		}
+	case ActLeakyRelu:
+		a := archsimd.BroadcastFloat32x4(al)
+		for i := 0; i < n; i += 4 {
+			v := archsimd.LoadFloat32x4(x[i:])
+			v.Mul(a).IfElse(v.Less(zero), v).Store(x[i:])
+		}
+	case ActClip:
+		lo, hi := archsimd.BroadcastFloat32x4(al), archsimd.BroadcastFloat32x4(be)
+		for i := 0; i < n; i += 4 {
+			v := archsimd.LoadFloat32x4(x[i:])
+			v = lo.IfElse(v.Less(lo), v)
+			v = hi.IfElse(v.Greater(hi), v)
+			v.Store(x[i:])
+		}
+	case ActHardSigmoid:
+		a, b, one := archsimd.BroadcastFloat32x4(al), archsimd.BroadcastFloat32x4(be), archsimd.BroadcastFloat32x4(1)
+		for i := 0; i < n; i += 4 {
+			v := archsimd.LoadFloat32x4(x[i:])
+			zero.Max(one.Min(a.Mul(v).Add(b))).Store(x[i:])
+		}
+	case ActHardSwish:
+		six, half, one := archsimd.BroadcastFloat32x4(6), archsimd.BroadcastFloat32x4(0.5), archsimd.BroadcastFloat32x4(1)
+		for i := 0; i < n; i += 4 {
+			v := archsimd.LoadFloat32x4(x[i:])
+			v.Mul(zero.Max(one.Min(v.Div(six).Add(half)))).Store(x[i:])
+		}
+	default:
+		n = 0
+	}
+	activateScalar(x[n:], act, al, be)
+}
+
+// dwRowS1 is dwRow for unit stride, eight then four outputs at a time (the
+// taps in the same order as the scalar loop, so every lane rounds alike).
+// The caller has checked every tap's extent in x, so loads go through
+// unsafe pointers.
+func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	i := 0
+	for ; i+8 <= len(y); i += 8 {
+		var a0, a1 f32x4
+		for t, off := range offs {
+			w := archsimd.BroadcastFloat32x4(wt[t])
+			p := unsafe.Add(px, (off+o0+i)*4)
+			a0 = a0.Add(w.Mul(ld4(p, 0)))
+			a1 = a1.Add(w.Mul(ld4(p, 16)))
+		}
+		a0.Store(y[i : i+4])
+		a1.Store(y[i+4 : i+8])
+	}
+	for ; i+4 <= len(y); i += 4 {
+		var a0 f32x4
+		for t, off := range offs {
+			a0 = a0.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(ld4(unsafe.Add(px, (off+o0+i)*4), 0)))
+		}
+		a0.Store(y[i : i+4])
+	}
+	if i < len(y) {
+		dwRow(y[i:], x, offs, wt, 0, o0+i, 1)
+	}
+}
+
+// dwRow9S1 is dwRowS1 for nine taps (a 3×3 kernel away from the top and
+// bottom borders): the taps' weights stay in registers, as do their row
+// pointers, and the tap loop is unrolled.
+func dwRow9S1(y, x []float32, offs *[9]int, wt *[9]float32, o0 int) {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	p0, p1, p2 := unsafe.Add(px, (offs[0]+o0)*4), unsafe.Add(px, (offs[3]+o0)*4), unsafe.Add(px, (offs[6]+o0)*4)
+	// Offsets of the kw taps within a row (dilation included).
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	py := unsafe.Pointer(unsafe.SliceData(y))
+	n := len(y) &^ 3
+	for o := uintptr(0); o < uintptr(n)*4; o += 16 {
+		var a f32x4
+		a = a.Add(w0.Mul(ld4(p0, o)))
+		a = a.Add(w1.Mul(ld4(p0, o+d1)))
+		a = a.Add(w2.Mul(ld4(p0, o+d2)))
+		a = a.Add(w3.Mul(ld4(p1, o)))
+		a = a.Add(w4.Mul(ld4(p1, o+d1)))
+		a = a.Add(w5.Mul(ld4(p1, o+d2)))
+		a = a.Add(w6.Mul(ld4(p2, o)))
+		a = a.Add(w7.Mul(ld4(p2, o+d1)))
+		a = a.Add(w8.Mul(ld4(p2, o+d2)))
+		st4(a, py, o)
+	}
+	if n < len(y) {
+		dwRow(y[n:], x, offs[:], wt[:], 0, o0+n, 1)
+	}
+}
+
+// copy8 and zero8 move one panel row with two v128 loads and stores (Go
+// compiles an array assignment of this size to a memmove call).
+func copy8(d, s *[8]float32) {
+	archsimd.LoadFloat32x4((*s)[0:4]).Store((*d)[0:4])
+	archsimd.LoadFloat32x4((*s)[4:8]).Store((*d)[4:8])
+}
+
+func zero8(d *[8]float32) {
+	var z f32x4
+	z.Store((*d)[0:4])
+	z.Store((*d)[4:8])
+}
+
+// ScaleShift sets dst[i] = (src[i] - sub)·mul + add (an inference-mode
+// BatchNormalization channel).
+func ScaleShift(dst, src []float32, sub, mul, add float32) {
+	src = src[:len(dst)]
+	i := 0
+	if len(dst) >= 4 {
+		vs, vm, va := archsimd.BroadcastFloat32x4(sub), archsimd.BroadcastFloat32x4(mul), archsimd.BroadcastFloat32x4(add)
+		for ; i+4 <= len(dst); i += 4 {
+			archsimd.LoadFloat32x4(src[i:]).Sub(vs).Mul(vm).Add(va).Store(dst[i:])
+		}
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = (src[i]-sub)*mul + add
+	}
+}
