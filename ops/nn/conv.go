@@ -91,7 +91,7 @@ func buildConv(n *op.Node) (any, error) {
 	}
 	// Constant float weights are packed for the GEMM once, here.
 	packed := c.packWeights(n.ConstInput(1))
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -147,7 +147,7 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return []*tensor.Tensor{y}, nil
-	}), nil
+	})}, nil
 }
 
 // packWeights packs a constant float weight tensor for the GEMM, or returns

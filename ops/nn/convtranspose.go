@@ -31,7 +31,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 		return nil, err
 	}
 	packed := t.packWeights(n.ConstInput(1))
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -88,7 +88,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return []*tensor.Tensor{y}, nil
-	}), nil
+	})}, nil
 }
 
 // packWeights packs a constant float ConvTranspose weight tensor

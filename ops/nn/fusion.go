@@ -28,6 +28,14 @@ var fusableActs = map[op.Activation]kernels.Act{
 	op.ActTanh:        kernels.ActTanh,
 }
 
+// fusingKernel is a kernel whose builder applied the node's fusion (or had
+// none to apply): the plan stage fuses only into kernels that say so
+// (op.FusingKernel).
+type fusingKernel struct{ op.KernelFunc }
+
+// AppliesFusion implements op.FusingKernel.
+func (fusingKernel) AppliesFusion() bool { return true }
+
 // parseFusion reads n.Fused (nil when the node has none).
 func parseFusion(n *op.Node) (*fusion, error) {
 	if n.Fused == nil {

@@ -137,7 +137,7 @@ func buildMatMul(n *op.Node) (any, error) {
 		return nil, err
 	}
 	packed := packConstB(n.ConstInput(1), false)
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -201,7 +201,7 @@ func buildMatMul(n *op.Node) (any, error) {
 			return nil, op.Errorf("MatMul does not support %s", a.DType())
 		}
 		return []*tensor.Tensor{y}, nil
-	}), nil
+	})}, nil
 }
 
 func intMatMul[T intElem](p *mmPlan, a, b, y []T) {
@@ -227,7 +227,7 @@ func buildGemm(n *op.Node) (any, error) {
 	if b := n.ConstInput(1); b != nil && b.Rank() == 2 {
 		packed = packConstB(b, transB)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -311,7 +311,7 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
 		return []*tensor.Tensor{y}, nil
-	}), nil
+	})}, nil
 }
 
 // fillC writes beta·C broadcast over Y and returns the beta the GEMM must

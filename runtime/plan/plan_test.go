@@ -167,6 +167,29 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("removed %v, want the middle Cast pair", rep.Removed)
 			}
 		}, 0},
+		{"Conv + residual Add + Relu fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 3, 3))
+			m.Init("b", randTensor(r, 3))
+			m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Add", []string{"x", "c"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Add") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want Conv+Add+Relu", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + LeakyRelu and MatMul + HardSigmoid fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 2, 2))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("LeakyRelu", []string{"c"}, []string{"l"}, tm.Float("alpha", 0.3))
+			m.Init("k", randTensor(r, 6, 5))
+			m.Node("MatMul", []string{"l", "k"}, []string{"mm"})
+			m.Node("HardSigmoid", []string{"mm"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 {
+				t.Errorf("fused %v, want Conv+LeakyRelu and MatMul+HardSigmoid", rep.Fused)
+			}
+		}, 1e-6},
 		{"Reshape to the same shape bypassed", func(m *tm.Model) {
 			m.Init("same", tensor.Of([]int{4}, []int64{2, 3, 5, 7}))
 			m.Node("Reshape", []string{"x", "same"}, []string{"r"})
