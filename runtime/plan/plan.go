@@ -159,7 +159,7 @@ func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.folded[t] }
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
 func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
-	c := &compiler{opts: o, budget: o.FoldBytes}
+	c := &compiler{opts: o, budget: o.FoldBytes, built: map[*graph.Node]any{}}
 	if c.budget <= 0 {
 		c.budget = DefaultFoldBytes
 	}
@@ -170,6 +170,9 @@ type compiler struct {
 	opts   Options
 	budget int64
 	depth  int // 0 for the main graph
+	// built holds kernels the rewrites already built for a node (with its
+	// final constant inputs), so that building does not pack weights twice.
+	built map[*graph.Node]any
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -313,9 +316,12 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	for i, in := range n.Inputs {
 		node.Consts[i] = w.constTensor(in)
 	}
-	k, err := BuildKernel(n.Builder, &node.Node)
-	if err != nil {
-		return errs.AtNode(err, n.Name)
+	k, ok := c.built[n]
+	if !ok || len(n.Graphs) > 0 {
+		var err error
+		if k, err = BuildKernel(n.Builder, &node.Node); err != nil {
+			return errs.AtNode(err, n.Name)
+		}
 	}
 	st.Node = &node
 	st.Kernel = k

@@ -378,7 +378,11 @@ func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
 		return false
 	}
 	fk, ok := k.(op.FusingKernel)
-	return ok && fk.AppliesFusion()
+	if ok && fk.AppliesFusion() {
+		c.built[n] = k // the plan uses this kernel: weights are packed once
+		return true
+	}
+	return false
 }
 
 // activation reads an activation node as an epilogue.

@@ -348,7 +348,9 @@ func (in *inferrer) fold(c *nodeCtx) bool {
 		return false
 	}
 	n := &op.Node{Name: c.name, OpType: c.p.GetOpType(), Domain: domain, Inputs: c.p.GetInput(), Outputs: c.p.GetOutput(),
-		Version: res.Version, Opset: in.opsets[domain], Attrs: c.attrs, MaxBytes: 1 << 24}
+		// Outputs over the fold limit are refused as they are allocated
+		// (ConstantOfShape weights would otherwise be computed and dropped).
+		Version: res.Version, Opset: in.opsets[domain], Attrs: c.attrs, MaxBytes: int64(in.opts.MaxFoldElements) * 16}
 	outs, ok := runKernel(res.Builder, n, c.ins)
 	if !ok || len(outs) > len(c.outs) {
 		return false
@@ -391,7 +393,7 @@ func runKernel(b op.Builder, n *op.Node, ins []*Info) (outs []*tensor.Tensor, ok
 	if err != nil {
 		return nil, false
 	}
-	ctx := &op.Context{MaxBytes: 1 << 24}
+	ctx := &op.Context{MaxBytes: n.MaxBytes}
 	tins := make([]*tensor.Tensor, len(ins))
 	for i, x := range ins {
 		if x != nil && i < len(n.Inputs) && n.Inputs[i] != "" {
