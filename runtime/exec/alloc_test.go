@@ -45,9 +45,19 @@ func steadyBytes(t *testing.T, path string) (bytesPerRun, allocsPerRun float64, 
 	return float64(after.TotalAlloc-before.TotalAlloc) / runs, float64(after.Mallocs-before.Mallocs) / runs, len(s.Plan().Steps)
 }
 
+// TestSteadyStateAllocations: once the pool is warm, a run allocates only
+// small per-step bookkeeping (tensor headers, argument slices): a bound per
+// step that does not grow with the tensors. SqueezeNet's activations are
+// megabytes per run; a run that allocated even one of them would fail.
 func TestSteadyStateAllocations(t *testing.T) {
 	for _, m := range []string{"test_squeezenet"} {
 		b, a, steps := steadyBytes(t, "../../testdata/bench/"+m+"/model.onnx")
 		t.Logf("%s: %.0f bytes, %.0f allocations per run, %d steps", m, b, a, steps)
+		if limit := 4096 + 2048*float64(steps); b > limit {
+			t.Errorf("%s: a steady-state run allocates %.0f bytes; the bound is %.0f (2 KiB per step)", m, b, limit)
+		}
+		if limit := 32 * float64(steps); a > limit {
+			t.Errorf("%s: a steady-state run makes %.0f allocations; the bound is %.0f (32 per step)", m, a, limit)
+		}
 	}
 }
