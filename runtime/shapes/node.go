@@ -429,6 +429,7 @@ func runKernel(b op.Builder, n *op.Node, ins []*Info) (outs []*tensor.Tensor, ok
 // subgraph infers a graph attribute. The inputs of Loop and Scan bodies get
 // the types the node implies where the body leaves them undeclared.
 func (in *inferrer) subgraph(c *nodeCtx, attr string, g *pb.GraphProto, depth int) {
+	in.presetBody(c, attr, g)
 	in.graph(g, depth+1)
 }
 

@@ -148,6 +148,8 @@ func isValueSet(d *pb.TensorShapeProto_Dimension) bool {
 	return ok
 }
 
+func typeDType(e int32) tensor.DType { return tensor.DType(e) }
+
 // TypeString renders a type in the spec's notation: tensor(float), seq(tensor(int64)), …
 func TypeString(t graph.Type) string {
 	switch t.Kind {
@@ -228,10 +230,15 @@ func (in *inferrer) graph(g *pb.GraphProto, depth int) {
 		}
 	}
 	for _, vi := range g.GetInput() {
-		if _, set := vals[vi.GetName()]; set && vi.GetType() == nil {
+		t := TypeOf(vi.GetType())
+		if pre, set := vals[vi.GetName()]; set && depth > 0 && (t.Kind == graph.KindUnknown || t.Kind == pre.Type.Kind && t.Shape == nil) {
+			// A body input the enclosing node typed (presetBody); the
+			// declaration adds nothing but perhaps the element type.
+			if pre.Type.Elem == 0 {
+				pre.Type.Elem = t.Elem
+			}
 			continue
 		}
-		t := TypeOf(vi.GetType())
 		info := &Info{Type: t}
 		if t.Kind == graph.KindTensor && t.Shape == nil {
 			info.Why = "the graph input declares no shape"
