@@ -787,15 +787,12 @@ func matmulRule(c *nodeCtx) {
 	if !ok {
 		return
 	}
-	out := append(batch, aa[len(aa)-2], bb[len(bb)-1])
-	if len(b) == 1 {
-		out = out[:len(out)-1]
+	out := append([]graph.Dim{}, batch...)
+	if len(a) > 1 {
+		out = append(out, aa[len(aa)-2])
 	}
-	if len(a) == 1 {
-		out = append(out[:len(out)-2], out[len(out)-1:]...)
-		if len(b) == 1 {
-			out = out[:len(out)-1]
-		}
+	if len(b) > 1 {
+		out = append(out, bb[len(bb)-1])
 	}
 	c.set(0, out, "")
 }

@@ -104,3 +104,26 @@ func TestContradictions(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulRanks: NumPy's rules for 1-D operands, written out by hand.
+func TestMatMulRanks(t *testing.T) {
+	cases := []struct {
+		a, b []any
+		want string
+	}{
+		{[]any{3}, []any{3}, "float32[]"},
+		{[]any{3}, []any{2, 3, 4}, "float32[2,4]"},
+		{[]any{2, 5, 3}, []any{3}, "float32[2,5]"},
+		{[]any{"B", 1, 5, 3}, []any{7, 3, 4}, "float32[B,7,5,4]"},
+	}
+	for _, c := range cases {
+		m := tm.New(13)
+		m.Input("a", tensor.Float, c.a...)
+		m.Input("b", tensor.Float, c.b...)
+		m.Node("MatMul", []string{"a", "b"}, []string{"y"})
+		res := shapes.Model(m.Proto, nil)
+		if got := res.Values["y"].Type.String(); got != c.want {
+			t.Errorf("%v × %v: %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}
