@@ -181,6 +181,14 @@ func TestBrokenModels(t *testing.T) {
 			m.Node("F", []string{"y"}, []string{"z"}).Domain = "local"
 			m.Output("z", tensor.Float, 2, 3)
 		}},
+		{name: "If branch returns too few values", code: "BODY_ARITY", edit: func(m *tm.Model) {
+			ifNode(m, "y", "y2")
+			node(m, 2).Output = []string{"z", "z2"}
+		}},
+		{name: "Einsum terms", code: "EINSUM_TERMS", edit: func(m *tm.Model) {
+			m.Node("Einsum", []string{"y"}, []string{"z"}, tm.String("equation", "ij,jk->ik"))
+			m.Output("z", tensor.Float, 2, 2)
+		}},
 		{name: "broadcast mismatch", code: "BROADCAST", edit: func(m *tm.Model) {
 			m.Proto.Graph.Initializer[0].Dims = []int64{3, 1}
 			m.Proto.Graph.Initializer[0].FloatData = []float32{1, 2, 3}

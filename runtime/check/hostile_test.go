@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/gort-dev/gort/runtime/check"
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 )
 
@@ -79,6 +81,14 @@ func TestHostileModels(t *testing.T) {
 			mutate(m)
 			rep := check.Model(m, nil)
 			checked++
+			// The checker is at least as strict as the loader: a model the
+			// loader refuses as malformed has an error finding.
+			// (Attention's builders also refuse combinations of optional
+			// inputs that the spec describes only in prose.)
+			if _, err := graph.FromProto(pb.Clone(m), graph.Options{}); err != nil && errs.CodeOf(err) == errs.BadModel && rep.OK() &&
+				!strings.Contains(err.Error(), "Attention#") {
+				t.Errorf("%s mutation %d: the loader refuses it (%v) but the checker finds no error", filepath.Base(d), k, err)
+			}
 			for _, f := range rep.Findings {
 				if f.Code == "CHECKER_FAILED" || f.Code == "INFERENCE_FAILED" {
 					t.Errorf("%s mutation %d: %s", filepath.Base(d), k, f)

@@ -308,6 +308,7 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 	g.arity(n, s, add)
 	g.attributes(n, s, add)
 	g.types(n, s, add)
+	g.semantics(n, s, add)
 }
 
 func isSpecDomain(d string) bool {
