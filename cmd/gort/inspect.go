@@ -62,8 +62,20 @@ func cmdCheck(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	mp, data, ok := e.readModel(pos[0])
-	if !ok {
+	data, err := os.ReadFile(pos[0])
+	if err != nil {
+		fmt.Fprintf(e.err, "gort: %v\n", err)
+		return exitUsage
+	}
+	mp := &pb.ModelProto{}
+	if err := protoconv.Unmarshal(data, mp, "ONNX model", graph.DefaultMaxTensorBytes); err != nil {
+		// An unreadable model is still a report (one MODEL_DECODE finding), with exit code 2.
+		rep := check.Bytes(data, nil)
+		if *f.json {
+			e.writeJSON(map[string]any{"model": pos[0], "ok": false, "errors": rep.Errors, "warnings": rep.Warnings, "findings": nonNil(rep.Findings)})
+		} else {
+			e.printFindings(rep.Findings)
+		}
 		return exitUsage
 	}
 	opts := &check.Options{}
@@ -71,7 +83,6 @@ func cmdCheck(e *env, args []string) int {
 		opts.ExternalData = externalFiles(mp, pos[0], *extDir)
 	}
 	rep := check.Model(mp, opts)
-	_ = data
 	if *f.json {
 		e.writeJSON(map[string]any{"model": pos[0], "ok": rep.OK(), "errors": rep.Errors, "warnings": rep.Warnings, "findings": nonNil(rep.Findings)})
 	} else {

@@ -78,7 +78,7 @@ func TestUsage(t *testing.T) {
 	if _, _, code := gort("frobnicate", "m.onnx"); code != exitUsage {
 		t.Errorf("unknown verb: %d", code)
 	}
-	for _, v := range []string{"check", "inspect", "print", "run", "compare", "diverge"} {
+	for _, v := range []string{"check", "inspect", "print", "run", "compare", "diverge", "bench"} {
 		out, _, code := gort(v, "--help")
 		if code != 0 || !strings.Contains(out, "usage: gort "+v) || !strings.Contains(out, "-json") {
 			t.Errorf("%s --help: %d\n%s", v, code, out)
@@ -121,8 +121,11 @@ func TestCheck(t *testing.T) {
 	}
 	garbage := filepath.Join(dir, "garbage.onnx")
 	os.WriteFile(garbage, []byte("not a model at all"), 0o644)
-	if _, errOut, code := gort("check", garbage); code != exitUsage || !strings.Contains(errOut, "GORT_BAD_MODEL") {
-		t.Errorf("garbage: %d %s", code, errOut)
+	if out, _, code := gort("check", garbage); code != exitUsage || !strings.Contains(out, "MODEL_DECODE") {
+		t.Errorf("garbage: %d %s", code, out)
+	}
+	if out, _, code := gort("check", "--json", garbage); code != exitUsage || !strings.Contains(out, `"code": "MODEL_DECODE"`) {
+		t.Errorf("garbage --json: %d %s", code, out)
 	}
 }
 
@@ -200,6 +203,14 @@ func TestRunCompareDiverge(t *testing.T) {
 	}
 	if _, _, code := gort("diverge", p); code != exitUsage {
 		t.Errorf("diverge without a reference: %d", code)
+	}
+	out, _, code = gort("bench", p, "--runs", "3", "--warmup", "0", "--json")
+	var bench struct {
+		Runs         int
+		MinMs, MaxMs float64
+	}
+	if err := json.Unmarshal([]byte(out), &bench); err != nil || code != 0 || bench.Runs != 3 || bench.MinMs > bench.MaxMs {
+		t.Errorf("bench: %d %v\n%s", code, err, out)
 	}
 }
 
