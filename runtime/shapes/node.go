@@ -176,8 +176,9 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 			in.subgraph(c, a.GetName(), g, depth)
 		}
 	}
-	c.propagateTypes()
-	if !in.fold(c) {
+	if in.call(c, depth) {
+		// a model-local function: its body gave the outputs
+	} else if c.propagateTypes(); !in.fold(c) {
 		if rule, ok := rules[p.GetOpType()]; ok && domain == "" && c.version > 0 {
 			func() {
 				defer func() {

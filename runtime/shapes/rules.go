@@ -3,6 +3,7 @@ package shapes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -294,6 +295,12 @@ func reshapeRule(c *nodeCtx) {
 			}
 		} else if isKnown(total) && isKnown(rest) && total.Value != rest.Value {
 			c.problem("RESHAPE_COUNT", "cannot reshape %s (%d elements) to %s (%d elements)", shapeString(in), total.Value, shapeString(out), rest.Value)
+		} else if mt, ok1 := monoOf(total); ok1 && !isKnown(total) {
+			// Symbolic counts with the same symbols but other factors differ
+			// for every non-empty tensor: N*6 elements cannot become N*12.
+			if mr, ok2 := monoOf(rest); ok2 && slices.Equal(mt.names, mr.names) && mt.coef != mr.coef {
+				c.problem("RESHAPE_COUNT", "cannot reshape %s (%s elements) to %s (%s elements)", shapeString(in), total, shapeString(out), rest)
+			}
 		}
 	}
 	c.set(0, out, "")

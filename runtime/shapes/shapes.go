@@ -79,7 +79,10 @@ func Model(m *pb.ModelProto, opts *Options) (r *Result) {
 		o.MaxFoldElements = 1 << 16
 	}
 	r = &Result{Values: map[string]*Info{}}
-	in := &inferrer{opts: o, res: r, opsets: map[string]int{}}
+	in := &inferrer{opts: o, res: r, opsets: map[string]int{}, functions: map[string]*pb.FunctionProto{}}
+	for _, f := range m.GetFunctions() {
+		in.functions[funcKey(f.GetDomain(), f.GetName(), f.GetOverload())] = f
+	}
 	for _, imp := range m.GetOpsetImport() {
 		in.opsets[op.CanonicalDomain(imp.GetDomain())] = int(imp.GetVersion())
 	}
@@ -95,9 +98,10 @@ func Model(m *pb.ModelProto, opts *Options) (r *Result) {
 }
 
 type inferrer struct {
-	opts   Options
-	res    *Result
-	opsets map[string]int
+	opts      Options
+	res       *Result
+	opsets    map[string]int
+	functions map[string]*pb.FunctionProto // model-local functions by funcKey
 }
 
 // TypeOf converts a declared TypeProto.

@@ -127,3 +127,30 @@ func TestMatMulRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionCall: a model-local function (as torch.onnx's dynamo exporter
+// writes them) is inferred through its body, with an attribute reference
+// bound to the caller's value; a contradiction inside names the call.
+func TestFunctionCall(t *testing.T) {
+	m := tm.New(18)
+	m.Opset("local", 1)
+	m.Input("x", tensor.Float, "N", 6)
+	m.Init("shape", tensor.Of([]int{3}, []int64{0, 2, 3}))
+	f := m.Function("local", "SplitHeads", []string{"a", "s"}, []string{"b"},
+		tm.NodeProto("Reshape", []string{"a", "s"}, []string{"r"}),
+		tm.NodeProto("Softmax", []string{"r"}, []string{"b"}, tm.Ref("axis", "ax", pb.AttributeProto_INT)))
+	f.Attribute = []string{"ax"}
+	tm.Named(m.Node("SplitHeads", []string{"x", "shape"}, []string{"y"}, tm.Int("ax", 1)), "call", "local")
+	res := shapes.Model(m.Proto, nil)
+	if got := res.Values["y"]; got == nil || got.Type.String() != "float32[N,2,3]" {
+		t.Fatalf("y: %+v", got)
+	}
+	if _, leaked := res.Values["r"]; leaked {
+		t.Error("the body's values leaked into the model's name space")
+	}
+	m.Proto.Graph.Initializer[0] = &pb.TensorProto{Name: "shape", DataType: int32(tensor.Int64), Dims: []int64{3}, Int64Data: []int64{0, 4, 3}}
+	res = shapes.Model(m.Proto, nil)
+	if len(res.Problems) != 1 || res.Problems[0].Code != "RESHAPE_COUNT" || res.Problems[0].Node != "call" {
+		t.Errorf("problems: %+v", res.Problems)
+	}
+}
