@@ -189,6 +189,18 @@ func TestBrokenModels(t *testing.T) {
 			m.Node("Einsum", []string{"y"}, []string{"z"}, tm.String("equation", "ij,jk->ik"))
 			m.Output("z", tensor.Float, 2, 2)
 		}},
+		{name: "function called with too many inputs", code: "INPUT_COUNT", edit: func(m *tm.Model) {
+			m.Opset("local", 1)
+			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
+			m.Node("F", []string{"y", "x"}, []string{"z"}).Domain = "local"
+			m.Output("z", tensor.Float, 2, 3)
+		}},
+		{name: "function called with an unknown attribute", code: "ATTR_UNKNOWN", edit: func(m *tm.Model) {
+			m.Opset("local", 1)
+			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
+			m.Node("F", []string{"y"}, []string{"z"}, tm.Int("alpha", 1)).Domain = "local"
+			m.Output("z", tensor.Float, 2, 3)
+		}},
 		{name: "broadcast mismatch", code: "BROADCAST", edit: func(m *tm.Model) {
 			m.Proto.Graph.Initializer[0].Dims = []int64{3, 1}
 			m.Proto.Graph.Initializer[0].FloatData = []float32{1, 2, 3}
