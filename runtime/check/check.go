@@ -407,6 +407,15 @@ func (g *graphCtx) checkTensor(tp *pb.TensorProto, what string) {
 		g.checkExternal(tp, what)
 		return
 	}
+	if raw := tp.GetRawData(); len(raw) > 1<<20 && dt != tensor.String && noTypedData(tp) {
+		// Large weights: compare the byte count instead of decoding a copy.
+		if n, ok := tensor.Size(intsOf(tp.GetDims())); ok {
+			if need := rawBytes(dt, n); need != len(raw) {
+				g.graphf(Error, "TENSOR_DATA", tp.GetName(), "%s: raw_data has %d bytes, %d %s elements need %d", what, len(raw), n, dt, need)
+			}
+			return
+		}
+	}
 	if _, err := protoconv.Tensor(tp, g.c.opts.MaxBytes); err != nil {
 		g.graphf(Error, "TENSOR_DATA", n, "%s: %s", what, strings.TrimPrefix(err.Error(), "GORT_BAD_MODEL: "))
 	}
@@ -476,4 +485,30 @@ func intsOf(ds []int64) []int {
 		out[i] = int(d)
 	}
 	return out
+}
+
+
+func noTypedData(tp *pb.TensorProto) bool {
+	return len(tp.GetFloatData()) == 0 && len(tp.GetInt32Data()) == 0 && len(tp.GetInt64Data()) == 0 &&
+		len(tp.GetDoubleData()) == 0 && len(tp.GetUint64Data()) == 0 && len(tp.GetStringData()) == 0
+}
+
+// rawBytes is the raw_data size of n elements (sub-byte types packed, as
+// the ONNX IR stores int4/uint4/float4e2m1 two per byte and int2/uint2 four).
+func rawBytes(dt tensor.DType, n int) int {
+	switch dt {
+	case tensor.Int4, tensor.Uint4, tensor.Float4E2M1:
+		return (n + 1) / 2
+	case tensor.Int2, tensor.Uint2:
+		return (n + 3) / 4
+	case tensor.Float, tensor.Int32, tensor.Uint32:
+		return 4 * n
+	case tensor.Double, tensor.Int64, tensor.Uint64, tensor.Complex64:
+		return 8 * n
+	case tensor.Complex128:
+		return 16 * n
+	case tensor.Float16, tensor.BFloat16, tensor.Int16, tensor.Uint16:
+		return 2 * n
+	}
+	return n
 }

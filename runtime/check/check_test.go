@@ -133,6 +133,11 @@ func TestBrokenModels(t *testing.T) {
 		{name: "initializer data shorter than dims", code: "TENSOR_DATA", edit: func(m *tm.Model) {
 			m.Proto.Graph.Initializer[0].Dims = []int64{4}
 		}},
+		{name: "large raw initializer one byte short", code: "TENSOR_DATA", edit: func(m *tm.Model) {
+			m.InitProto(&pb.TensorProto{Name: "big", DataType: int32(tensor.Float), Dims: []int64{512, 1024}, RawData: make([]byte, 4*512*1024-1)})
+			m.Node("Neg", []string{"big"}, []string{"nb"})
+			m.Output("nb", tensor.Float, 512, 1024)
+		}},
 		{name: "initializer without dtype", code: "TENSOR_DTYPE", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].DataType = 0 }},
 		{name: "negative initializer dims", code: "TENSOR_DIMS", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].Dims = []int64{-3} }},
 		{name: "external data without location", code: "EXTERNAL_DATA", edit: func(m *tm.Model) { external(m, "") }},
