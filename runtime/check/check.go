@@ -487,7 +487,6 @@ func intsOf(ds []int64) []int {
 	return out
 }
 
-
 func noTypedData(tp *pb.TensorProto) bool {
 	return len(tp.GetFloatData()) == 0 && len(tp.GetInt32Data()) == 0 && len(tp.GetInt64Data()) == 0 &&
 		len(tp.GetDoubleData()) == 0 && len(tp.GetUint64Data()) == 0 && len(tp.GetStringData()) == 0
