@@ -764,7 +764,17 @@ func tileRule(c *nodeCtx) {
 }
 
 func rangeRule(c *nodeCtx) {
-	// Constant start/limit/delta are folded; otherwise the length is unknown.
+	// Constant start/limit/delta are folded; Range(0, n, 1) of a symbolic n
+	// (a dim read with Shape) has n elements; otherwise the length is unknown.
+	start, ok1 := c.sym(0)
+	limit, ok2 := c.sym(1)
+	delta, ok3 := c.sym(2)
+	if ok1 && ok2 && ok3 && len(start) == 1 && len(limit) == 1 && len(delta) == 1 &&
+		isKnown(start[0]) && start[0].Value == 0 && isKnown(delta[0]) && delta[0].Value == 1 && !isUnknown(limit[0]) {
+		c.set(0, []graph.Dim{limit[0]}, "")
+		c.symOut(0, nil, false)
+		return
+	}
 	c.set(0, []graph.Dim{unknownDim}, "")
 }
 

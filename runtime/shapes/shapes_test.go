@@ -38,6 +38,9 @@ func TestSymbolicPipeline(t *testing.T) {
 	m.Node("ConstantOfShape", []string{"s"}, []string{"z"})
 	m.Node("Cast", []string{"z"}, []string{"zi"}, tm.Int("to", int64(tensor.Int64)))
 	m.Node("ReduceSum", []string{"zi", "ax"}, []string{"zs"}, tm.Int("keepdims", 0))
+	m.Init("one", tensor.Of([]int{}, []int64{1}))
+	m.Node("Range", []string{"i00", "n", "one"}, []string{"ids"})
+	m.Init("i00", tensor.Of([]int{}, []int64{0}))
 	m.Proto.Graph.Output = append(m.Proto.Graph.Output, &pb.ValueInfoProto{Name: "zs", Type: tm.UnrankedType(tensor.Int64)})
 	res := shapes.Model(m.Proto, nil)
 	want := map[string]string{
@@ -52,6 +55,7 @@ func TestSymbolicPipeline(t *testing.T) {
 		"z":      "float32[N,8,8,7]",
 		"zi":     "int64[N,8,8,7]",
 		"zs":     "int64[8,8,7]",
+		"ids":    "int64[N]",
 	}
 	for v, w := range want {
 		if got := res.Values[v]; got == nil || got.Type.String() != w {
