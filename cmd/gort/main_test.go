@@ -242,3 +242,29 @@ func TestJSONInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckExternalData: weights in a file beside the model are read and
+// checked; a missing or short file is an error.
+func TestCheckExternalData(t *testing.T) {
+	dir := t.TempDir()
+	p := model(t, dir, func(g *pb.GraphProto) {
+		w := g.Initializer[0]
+		w.FloatData = nil
+		w.DataLocation = pb.TensorProto_EXTERNAL
+		w.ExternalData = []*pb.StringStringEntryProto{{Key: "location", Value: "weights.bin"}, {Key: "length", Value: "12"}}
+	})
+	if out, _, code := gort("check", p); code != exitFailed || !strings.Contains(out, "EXTERNAL_DATA") {
+		t.Errorf("missing file: %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "weights.bin"), make([]byte, 12), 0o644)
+	if out, _, code := gort("check", p); code != 0 {
+		t.Errorf("with the file: %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "weights.bin"), make([]byte, 8), 0o644)
+	if out, _, code := gort("check", p); code != exitFailed || !strings.Contains(out, "outside it") {
+		t.Errorf("short file: %d\n%s", code, out)
+	}
+	if out, _, code := gort("check", "--no-external", p); code != 0 || !strings.Contains(out, "EXTERNAL_DATA_NOT_CHECKED") {
+		t.Errorf("--no-external: %d\n%s", code, out)
+	}
+}
