@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -227,7 +228,7 @@ func (c *checker) modelf(sev Severity, code, format string, args ...any) {
 }
 
 // maxSpecOpset is the newest default-domain opset the schemas know.
-func maxSpecOpset() int {
+var maxSpecOpset = sync.OnceValue(func() int {
 	m := 0
 	for _, o := range schema.Ops("") {
 		for _, v := range schema.Versions("", o) {
@@ -235,7 +236,7 @@ func maxSpecOpset() int {
 		}
 	}
 	return m
-}
+})
 
 func (c *checker) checkOpsets(imports []*pb.OperatorSetIdProto, where string) map[string]int {
 	m := map[string]int{}

@@ -270,7 +270,7 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 			if len(gs) > 1 {
 				where += fmt.Sprintf("[%d]", k)
 			}
-			g.c.subgraph(sg, where, sc, g.opsets)
+			g.c.subgraph(sg, where, sc)
 		}
 	}
 	domain := op.CanonicalDomain(n.GetDomain())
@@ -469,7 +469,7 @@ func summarize(ts []string) string {
 }
 
 // subgraph checks a graph attribute with the enclosing names visible.
-func (c *checker) subgraph(gp *pb.GraphProto, where string, outer *scope, opsets map[string]int) {
+func (c *checker) subgraph(gp *pb.GraphProto, where string, outer *scope) {
 	c.graph(gp, where, outer, false)
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
-	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/schema"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -433,5 +432,3 @@ func (in *inferrer) subgraph(c *nodeCtx, attr string, g *pb.GraphProto, depth in
 	in.presetBody(c, attr, g)
 	in.graph(g, depth+1)
 }
-
-var _ = protoconv.Tensor

@@ -21,7 +21,7 @@ func init() {
 		"Celu", "Gelu", "Shrink", "BitwiseNot", "Cast", "CastLike", "Clip", "Softmax", "LogSoftmax", "Hardmax",
 		"BatchNormalization", "InstanceNormalization", "LpNormalization", "LRN", "MeanVarianceNormalization", "CumSum",
 		"Trilu", "ReverseSequence", "Swish", "Binarizer", "QuantizeLinear", "DequantizeLinear", "Dropout",
-		"ScatterElements", "ScatterND", "Scatter", "LayerNormalization", "GroupNormalization", "RMSNormalization", "Einsum_"} {
+		"ScatterElements", "ScatterND", "Scatter", "LayerNormalization", "GroupNormalization", "RMSNormalization"} {
 		rules[o] = sameAsInput0
 	}
 	for _, o := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Equal", "Less", "Greater",

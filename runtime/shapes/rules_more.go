@@ -9,7 +9,7 @@ func init() {
 	rules["Loop"] = loopRule
 	rules["Scan"] = scanRule
 	for _, o := range []string{"CumProd", "RotaryEmbedding", "EyeLike", "RandomUniformLike", "RandomNormalLike", "Bernoulli",
-		"BitwiseNot", "Shrink", "SwiGLU_"} {
+		"BitwiseNot", "Shrink"} {
 		rules[o] = sameAsInput0
 	}
 	rules["Expand"] = expandRankRule
