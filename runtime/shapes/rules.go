@@ -908,13 +908,17 @@ func convRule(c *nodeCtx) {
 	for i := 0; i < nsp; i++ {
 		d := x[2+i]
 		if !isKnown(d) {
-			if autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" {
-				if strides[i] == 1 {
-					out = append(out, d)
-					continue
-				}
+			ek := (kernel[i]-1)*dil[i] + 1
+			switch {
+			case strides[i] == 1 && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"):
+				out = append(out, d)
+			case strides[i] == 1 && autoPad == "NOTSET" && pads[i]+pads[i+nsp] == ek-1:
+				out = append(out, d) // "same" padding written out: 3×3 with pads 1
+			case strides[i] == 1 && autoPad == "NOTSET" && !isUnknown(d):
+				out = append(out, dimAdd(d, known(pads[i]+pads[i+nsp]-ek+1)))
+			default:
+				out = append(out, unknownDim)
 			}
-			out = append(out, unknownDim)
 			continue
 		}
 		ek := (kernel[i]-1)*dil[i] + 1
@@ -1137,7 +1141,12 @@ func resizeRule(c *nodeCtx) {
 				continue
 			}
 			if !isKnown(x[ax]) {
-				out[ax] = unknownDim
+				f := float32Exact(scales[i])
+				if f == math.Trunc(f) && f >= 1 && f < 1<<20 {
+					out[ax] = dimMul(x[ax], known(int64(f))) // an integer upscale of a symbolic dim
+				} else {
+					out[ax] = unknownDim
+				}
 				continue
 			}
 			out[ax] = known(int64(math.Floor(float64(x[ax].Value) * float32Exact(scales[i]))))
