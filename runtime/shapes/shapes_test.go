@@ -158,3 +158,26 @@ func TestFunctionCall(t *testing.T) {
 		t.Errorf("problems: %+v", res.Problems)
 	}
 }
+
+func TestEinsum(t *testing.T) {
+	cases := []struct {
+		eq   string
+		a, b []any
+		want string
+	}{
+		{"ij,jk->ik", []any{2, 3}, []any{3, 5}, "float32[2,5]"},
+		{"bij,bjk", []any{"B", 2, 3}, []any{"B", 3, 4}, "float32[2,4]"}, // implicit: only i and k appear once
+		{"...ij,...jk->...ik", []any{7, 1, 2, 3}, []any{6, 3, 4}, "float32[7,6,2,4]"},
+		{"i,i", []any{4}, []any{4}, "float32[]"},
+	}
+	for _, c := range cases {
+		m := tm.New(13)
+		m.Input("a", tensor.Float, c.a...)
+		m.Input("b", tensor.Float, c.b...)
+		m.Node("Einsum", []string{"a", "b"}, []string{"y"}, tm.String("equation", c.eq))
+		res := shapes.Model(m.Proto, nil)
+		if got := res.Values["y"].Type.String(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.eq, got, c.want)
+		}
+	}
+}
