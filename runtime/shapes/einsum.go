@@ -30,6 +30,10 @@ func einsumRule(c *nodeCtx) {
 			return
 		}
 		letters := strings.Replace(term, "...", "", 1)
+		if strings.ContainsAny(letters, ".") || !isLetters(letters) {
+			c.problem("EINSUM", "term %q: an equation term is letters with at most one \"...\"", term)
+			return
+		}
 		nl := len([]rune(letters))
 		hasEll := strings.Contains(term, "...")
 		if nl > len(s) || (!hasEll && nl != len(s)) {
@@ -73,6 +77,10 @@ func einsumRule(c *nodeCtx) {
 		ellOut = b
 	}
 	out := []graph.Dim{}
+	if explicit && (strings.Count(rhs, "...") > 1 || !isLetters(strings.Replace(rhs, "...", "", 1))) {
+		c.problem("EINSUM", "output %q: letters with at most one \"...\"", rhs)
+		return
+	}
 	if explicit {
 		for j := 0; j < len(rhs); {
 			if strings.HasPrefix(rhs[j:], "...") {
@@ -102,4 +110,13 @@ func einsumRule(c *nodeCtx) {
 		}
 	}
 	c.set(0, out, "")
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package shapes_test
 
 import (
+	"strings"
 	"testing"
 
 	_ "github.com/gort-dev/gort/ops"
@@ -178,6 +179,20 @@ func TestEinsum(t *testing.T) {
 		res := shapes.Model(m.Proto, nil)
 		if got := res.Values["y"].Type.String(); got != c.want {
 			t.Errorf("%s: %s, want %s", c.eq, got, c.want)
+		}
+	}
+}
+
+// TestEinsumHostile: malformed equations are problems or unknown shapes, never a rule failure.
+func TestEinsumHostile(t *testing.T) {
+	for _, eq := range []string{"......,i", "i...j...,ij", "ij,jk->...i...", "ij,jk->iz", "ij,jk->", ",", "->", "ij,jk->i-k", "ä,ä", "abcdefgh,a", "ij,jk,kl->il"} {
+		m := tm.New(13)
+		m.Input("a", tensor.Float, 2, 3)
+		m.Input("b", tensor.Float, 3, 4)
+		m.Node("Einsum", []string{"a", "b"}, []string{"y"}, tm.String("equation", eq))
+		res := shapes.Model(m.Proto, nil)
+		if v := res.Values["y"]; v == nil || strings.Contains(v.Why, "inference failed") {
+			t.Errorf("%q: %+v", eq, v)
 		}
 	}
 }
