@@ -290,7 +290,20 @@ func cmdInspect(e *env, args []string) int {
 		fmt.Fprintln(w, e.paint(green, fmt.Sprintf("gort can run all %d nodes", c.Nodes)))
 		return exitOK
 	}
-	fmt.Fprintln(w, e.paint(red, fmt.Sprintf("gort cannot run %d of %d nodes:", len(c.Unsupported), c.Nodes)))
+	byOp := make([]string, 0, len(c.ByOp))
+	for o := range c.ByOp {
+		byOp = append(byOp, o)
+	}
+	sort.Slice(byOp, func(i, j int) bool {
+		if c.ByOp[byOp[i]] != c.ByOp[byOp[j]] {
+			return c.ByOp[byOp[i]] > c.ByOp[byOp[j]]
+		}
+		return byOp[i] < byOp[j]
+	})
+	for i, o := range byOp {
+		byOp[i] = fmt.Sprintf("%s %d", o, c.ByOp[o])
+	}
+	fmt.Fprintln(w, e.paint(red, fmt.Sprintf("gort cannot run %d of %d nodes (%s):", len(c.Unsupported), c.Nodes, strings.Join(byOp, ", "))))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, u := range c.Unsupported {
 		fmt.Fprintf(tw, "  %s (#%d)\t%s\t%s\n", u.Node, u.NodeIndex, u.Op, u.Reason)

@@ -132,7 +132,7 @@ func TestCheck(t *testing.T) {
 func TestInspectAndPrint(t *testing.T) {
 	p := model(t, t.TempDir(), func(g *pb.GraphProto) { g.Node[1].OpType = "Frobnicate" })
 	out, _, code := gort("inspect", p)
-	if code != 0 || !strings.Contains(out, "gort cannot run 1 of 3 nodes") || !strings.Contains(out, "input   x") {
+	if code != 0 || !strings.Contains(out, "gort cannot run 1 of 3 nodes (Frobnicate 1):") || !strings.Contains(out, "input   x") {
 		t.Errorf("inspect: %d\n%s", code, out)
 	}
 	out, _, code = gort("inspect", "--json", p)
