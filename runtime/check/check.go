@@ -151,6 +151,7 @@ func Model(mp *pb.ModelProto, opts *Options) (r *Report) {
 		})
 	}()
 	ir := mp.GetIrVersion()
+	c.ir = ir
 	switch {
 	case ir == 0:
 		c.modelf(Error, "IR_VERSION", "ir_version is missing")
@@ -221,6 +222,7 @@ type checker struct {
 	used      map[string]bool // domains used by nodes
 	functions map[string]*pb.FunctionProto
 	shapes    *shapes.Result
+	ir        int64
 }
 
 func (c *checker) modelf(sev Severity, code, format string, args ...any) {
@@ -324,6 +326,9 @@ func (c *checker) graph(gp *pb.GraphProto, where string, outer *scope, main bool
 		inits[n] = true
 		if !inputs[n] {
 			sc.defined[n] = "initializer"
+			if c.ir > 0 && c.ir < 4 {
+				g.graphf(Error, "INITIALIZER_NOT_INPUT", n, "IR %d requires every initializer to be listed as a graph input too (IR 4 lifted this)", c.ir)
+			}
 		}
 		g.checkTensor(tp, "initializer")
 	}

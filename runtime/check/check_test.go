@@ -138,6 +138,7 @@ func TestBrokenModels(t *testing.T) {
 			m.Node("Neg", []string{"big"}, []string{"nb"})
 			m.Output("nb", tensor.Float, 512, 1024)
 		}},
+		{name: "IR 3 initializer that is not an input", code: "INITIALIZER_NOT_INPUT", edit: func(m *tm.Model) { m.Proto.IrVersion = 3 }},
 		{name: "initializer without dtype", code: "TENSOR_DTYPE", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].DataType = 0 }},
 		{name: "negative initializer dims", code: "TENSOR_DIMS", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].Dims = []int64{-3} }},
 		{name: "external data without location", code: "EXTERNAL_DATA", edit: func(m *tm.Model) { external(m, "") }},
