@@ -62,8 +62,20 @@ func cmdCheck(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	mp, data, ok := e.readModel(pos[0])
-	if !ok {
+	data, err := os.ReadFile(pos[0])
+	if err != nil {
+		fmt.Fprintf(e.err, "gort: %v\n", err)
+		return exitUsage
+	}
+	mp := &pb.ModelProto{}
+	if err := protoconv.Unmarshal(data, mp, "ONNX model", graph.DefaultMaxTensorBytes); err != nil {
+		// An unreadable model is still a report (one MODEL_DECODE finding), with exit code 2.
+		rep := check.Bytes(data, nil)
+		if *f.json {
+			e.writeJSON(map[string]any{"model": pos[0], "ok": false, "errors": rep.Errors, "warnings": rep.Warnings, "findings": nonNil(rep.Findings)})
+		} else {
+			e.printFindings(rep.Findings)
+		}
 		return exitUsage
 	}
 	opts := &check.Options{}
@@ -71,7 +83,6 @@ func cmdCheck(e *env, args []string) int {
 		opts.ExternalData = externalFiles(mp, pos[0], *extDir)
 	}
 	rep := check.Model(mp, opts)
-	_ = data
 	if *f.json {
 		e.writeJSON(map[string]any{"model": pos[0], "ok": rep.OK(), "errors": rep.Errors, "warnings": rep.Warnings, "findings": nonNil(rep.Findings)})
 	} else {
@@ -279,7 +290,20 @@ func cmdInspect(e *env, args []string) int {
 		fmt.Fprintln(w, e.paint(green, fmt.Sprintf("gort can run all %d nodes", c.Nodes)))
 		return exitOK
 	}
-	fmt.Fprintln(w, e.paint(red, fmt.Sprintf("gort cannot run %d of %d nodes:", len(c.Unsupported), c.Nodes)))
+	byOp := make([]string, 0, len(c.ByOp))
+	for o := range c.ByOp {
+		byOp = append(byOp, o)
+	}
+	sort.Slice(byOp, func(i, j int) bool {
+		if c.ByOp[byOp[i]] != c.ByOp[byOp[j]] {
+			return c.ByOp[byOp[i]] > c.ByOp[byOp[j]]
+		}
+		return byOp[i] < byOp[j]
+	})
+	for i, o := range byOp {
+		byOp[i] = fmt.Sprintf("%s %d", o, c.ByOp[o])
+	}
+	fmt.Fprintln(w, e.paint(red, fmt.Sprintf("gort cannot run %d of %d nodes (%s):", len(c.Unsupported), c.Nodes, strings.Join(byOp, ", "))))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, u := range c.Unsupported {
 		fmt.Fprintf(tw, "  %s (#%d)\t%s\t%s\n", u.Node, u.NodeIndex, u.Op, u.Reason)

@@ -78,7 +78,7 @@ func TestUsage(t *testing.T) {
 	if _, _, code := gort("frobnicate", "m.onnx"); code != exitUsage {
 		t.Errorf("unknown verb: %d", code)
 	}
-	for _, v := range []string{"check", "inspect", "print", "run", "compare", "diverge"} {
+	for _, v := range []string{"check", "inspect", "print", "run", "compare", "diverge", "bench"} {
 		out, _, code := gort(v, "--help")
 		if code != 0 || !strings.Contains(out, "usage: gort "+v) || !strings.Contains(out, "-json") {
 			t.Errorf("%s --help: %d\n%s", v, code, out)
@@ -121,15 +121,18 @@ func TestCheck(t *testing.T) {
 	}
 	garbage := filepath.Join(dir, "garbage.onnx")
 	os.WriteFile(garbage, []byte("not a model at all"), 0o644)
-	if _, errOut, code := gort("check", garbage); code != exitUsage || !strings.Contains(errOut, "GORT_BAD_MODEL") {
-		t.Errorf("garbage: %d %s", code, errOut)
+	if out, _, code := gort("check", garbage); code != exitUsage || !strings.Contains(out, "MODEL_DECODE") {
+		t.Errorf("garbage: %d %s", code, out)
+	}
+	if out, _, code := gort("check", "--json", garbage); code != exitUsage || !strings.Contains(out, `"code": "MODEL_DECODE"`) {
+		t.Errorf("garbage --json: %d %s", code, out)
 	}
 }
 
 func TestInspectAndPrint(t *testing.T) {
 	p := model(t, t.TempDir(), func(g *pb.GraphProto) { g.Node[1].OpType = "Frobnicate" })
 	out, _, code := gort("inspect", p)
-	if code != 0 || !strings.Contains(out, "gort cannot run 1 of 3 nodes") || !strings.Contains(out, "input   x") {
+	if code != 0 || !strings.Contains(out, "gort cannot run 1 of 3 nodes (Frobnicate 1):") || !strings.Contains(out, "input   x") {
 		t.Errorf("inspect: %d\n%s", code, out)
 	}
 	out, _, code = gort("inspect", "--json", p)
@@ -201,6 +204,14 @@ func TestRunCompareDiverge(t *testing.T) {
 	if _, _, code := gort("diverge", p); code != exitUsage {
 		t.Errorf("diverge without a reference: %d", code)
 	}
+	out, _, code = gort("bench", p, "--runs", "3", "--warmup", "0", "--json")
+	var bench struct {
+		Runs         int
+		MinMs, MaxMs float64
+	}
+	if err := json.Unmarshal([]byte(out), &bench); err != nil || code != 0 || bench.Runs != 3 || bench.MinMs > bench.MaxMs {
+		t.Errorf("bench: %d %v\n%s", code, err, out)
+	}
 }
 
 func readNPZ(p string) (map[string]*tensor.Tensor, []string, error) {
@@ -229,5 +240,31 @@ func TestJSONInputs(t *testing.T) {
 		if _, err := readJSON([]byte(bad)); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// TestCheckExternalData: weights in a file beside the model are read and
+// checked; a missing or short file is an error.
+func TestCheckExternalData(t *testing.T) {
+	dir := t.TempDir()
+	p := model(t, dir, func(g *pb.GraphProto) {
+		w := g.Initializer[0]
+		w.FloatData = nil
+		w.DataLocation = pb.TensorProto_EXTERNAL
+		w.ExternalData = []*pb.StringStringEntryProto{{Key: "location", Value: "weights.bin"}, {Key: "length", Value: "12"}}
+	})
+	if out, _, code := gort("check", p); code != exitFailed || !strings.Contains(out, "EXTERNAL_DATA") {
+		t.Errorf("missing file: %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "weights.bin"), make([]byte, 12), 0o644)
+	if out, _, code := gort("check", p); code != 0 {
+		t.Errorf("with the file: %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "weights.bin"), make([]byte, 8), 0o644)
+	if out, _, code := gort("check", p); code != exitFailed || !strings.Contains(out, "outside it") {
+		t.Errorf("short file: %d\n%s", code, out)
+	}
+	if out, _, code := gort("check", "--no-external", p); code != 0 || !strings.Contains(out, "EXTERNAL_DATA_NOT_CHECKED") {
+		t.Errorf("--no-external: %d\n%s", code, out)
 	}
 }

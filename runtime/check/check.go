@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -150,6 +151,7 @@ func Model(mp *pb.ModelProto, opts *Options) (r *Report) {
 		})
 	}()
 	ir := mp.GetIrVersion()
+	c.ir = ir
 	switch {
 	case ir == 0:
 		c.modelf(Error, "IR_VERSION", "ir_version is missing")
@@ -220,6 +222,7 @@ type checker struct {
 	used      map[string]bool // domains used by nodes
 	functions map[string]*pb.FunctionProto
 	shapes    *shapes.Result
+	ir        int64
 }
 
 func (c *checker) modelf(sev Severity, code, format string, args ...any) {
@@ -227,7 +230,7 @@ func (c *checker) modelf(sev Severity, code, format string, args ...any) {
 }
 
 // maxSpecOpset is the newest default-domain opset the schemas know.
-func maxSpecOpset() int {
+var maxSpecOpset = sync.OnceValue(func() int {
 	m := 0
 	for _, o := range schema.Ops("") {
 		for _, v := range schema.Versions("", o) {
@@ -235,7 +238,7 @@ func maxSpecOpset() int {
 		}
 	}
 	return m
-}
+})
 
 func (c *checker) checkOpsets(imports []*pb.OperatorSetIdProto, where string) map[string]int {
 	m := map[string]int{}
@@ -323,6 +326,9 @@ func (c *checker) graph(gp *pb.GraphProto, where string, outer *scope, main bool
 		inits[n] = true
 		if !inputs[n] {
 			sc.defined[n] = "initializer"
+			if c.ir > 0 && c.ir < 4 {
+				g.graphf(Error, "INITIALIZER_NOT_INPUT", n, "IR %d requires every initializer to be listed as a graph input too (IR 4 lifted this)", c.ir)
+			}
 		}
 		g.checkTensor(tp, "initializer")
 	}
@@ -407,6 +413,15 @@ func (g *graphCtx) checkTensor(tp *pb.TensorProto, what string) {
 		g.checkExternal(tp, what)
 		return
 	}
+	if raw := tp.GetRawData(); len(raw) > 1<<20 && dt != tensor.String && noTypedData(tp) {
+		// Large weights: compare the byte count instead of decoding a copy.
+		if n, ok := tensor.Size(intsOf(tp.GetDims())); ok {
+			if need := rawBytes(dt, n); need != len(raw) {
+				g.graphf(Error, "TENSOR_DATA", tp.GetName(), "%s: raw_data has %d bytes, %d %s elements need %d", what, len(raw), n, dt, need)
+			}
+			return
+		}
+	}
 	if _, err := protoconv.Tensor(tp, g.c.opts.MaxBytes); err != nil {
 		g.graphf(Error, "TENSOR_DATA", n, "%s: %s", what, strings.TrimPrefix(err.Error(), "GORT_BAD_MODEL: "))
 	}
@@ -476,4 +491,29 @@ func intsOf(ds []int64) []int {
 		out[i] = int(d)
 	}
 	return out
+}
+
+func noTypedData(tp *pb.TensorProto) bool {
+	return len(tp.GetFloatData()) == 0 && len(tp.GetInt32Data()) == 0 && len(tp.GetInt64Data()) == 0 &&
+		len(tp.GetDoubleData()) == 0 && len(tp.GetUint64Data()) == 0 && len(tp.GetStringData()) == 0
+}
+
+// rawBytes is the raw_data size of n elements (sub-byte types packed, as
+// the ONNX IR stores int4/uint4/float4e2m1 two per byte and int2/uint2 four).
+func rawBytes(dt tensor.DType, n int) int {
+	switch dt {
+	case tensor.Int4, tensor.Uint4, tensor.Float4E2M1:
+		return (n + 1) / 2
+	case tensor.Int2, tensor.Uint2:
+		return (n + 3) / 4
+	case tensor.Float, tensor.Int32, tensor.Uint32:
+		return 4 * n
+	case tensor.Double, tensor.Int64, tensor.Uint64, tensor.Complex64:
+		return 8 * n
+	case tensor.Complex128:
+		return 16 * n
+	case tensor.Float16, tensor.BFloat16, tensor.Int16, tensor.Uint16:
+		return 2 * n
+	}
+	return n
 }

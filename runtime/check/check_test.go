@@ -133,6 +133,12 @@ func TestBrokenModels(t *testing.T) {
 		{name: "initializer data shorter than dims", code: "TENSOR_DATA", edit: func(m *tm.Model) {
 			m.Proto.Graph.Initializer[0].Dims = []int64{4}
 		}},
+		{name: "large raw initializer one byte short", code: "TENSOR_DATA", edit: func(m *tm.Model) {
+			m.InitProto(&pb.TensorProto{Name: "big", DataType: int32(tensor.Float), Dims: []int64{512, 1024}, RawData: make([]byte, 4*512*1024-1)})
+			m.Node("Neg", []string{"big"}, []string{"nb"})
+			m.Output("nb", tensor.Float, 512, 1024)
+		}},
+		{name: "IR 3 initializer that is not an input", code: "INITIALIZER_NOT_INPUT", edit: func(m *tm.Model) { m.Proto.IrVersion = 3 }},
 		{name: "initializer without dtype", code: "TENSOR_DTYPE", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].DataType = 0 }},
 		{name: "negative initializer dims", code: "TENSOR_DIMS", edit: func(m *tm.Model) { m.Proto.Graph.Initializer[0].Dims = []int64{-3} }},
 		{name: "external data without location", code: "EXTERNAL_DATA", edit: func(m *tm.Model) { external(m, "") }},
@@ -179,6 +185,26 @@ func TestBrokenModels(t *testing.T) {
 			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
 			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
 			m.Node("F", []string{"y"}, []string{"z"}).Domain = "local"
+			m.Output("z", tensor.Float, 2, 3)
+		}},
+		{name: "If branch returns too few values", code: "BODY_ARITY", edit: func(m *tm.Model) {
+			ifNode(m, "y", "y2")
+			node(m, 2).Output = []string{"z", "z2"}
+		}},
+		{name: "Einsum terms", code: "EINSUM_TERMS", edit: func(m *tm.Model) {
+			m.Node("Einsum", []string{"y"}, []string{"z"}, tm.String("equation", "ij,jk->ik"))
+			m.Output("z", tensor.Float, 2, 2)
+		}},
+		{name: "function called with too many inputs", code: "INPUT_COUNT", edit: func(m *tm.Model) {
+			m.Opset("local", 1)
+			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
+			m.Node("F", []string{"y", "x"}, []string{"z"}).Domain = "local"
+			m.Output("z", tensor.Float, 2, 3)
+		}},
+		{name: "function called with an unknown attribute", code: "ATTR_UNKNOWN", edit: func(m *tm.Model) {
+			m.Opset("local", 1)
+			m.Function("local", "F", []string{"a"}, []string{"b"}, tm.NodeProto("Relu", []string{"a"}, []string{"b"}))
+			m.Node("F", []string{"y"}, []string{"z"}, tm.Int("alpha", 1)).Domain = "local"
 			m.Output("z", tensor.Float, 2, 3)
 		}},
 		{name: "broadcast mismatch", code: "BROADCAST", edit: func(m *tm.Model) {

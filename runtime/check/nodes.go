@@ -270,13 +270,32 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 			if len(gs) > 1 {
 				where += fmt.Sprintf("[%d]", k)
 			}
-			g.c.subgraph(sg, where, sc, g.opsets)
+			g.c.subgraph(sg, where, sc)
 		}
 	}
 	domain := op.CanonicalDomain(n.GetDomain())
 	g.c.used[domain] = true
-	if _, isFunc := g.c.functions[funcKey(n.GetDomain(), opType, n.GetOverload())]; isFunc {
-		return // a call of a model-local function; its body is checked on its own
+	if f, isFunc := g.c.functions[funcKey(n.GetDomain(), opType, n.GetOverload())]; isFunc {
+		// A call of a model-local function; its body is checked on its own.
+		if len(n.GetInput()) > len(f.GetInput()) {
+			add(Error, "INPUT_COUNT", "", "function %s takes %d inputs, the call passes %d", opType, len(f.GetInput()), len(n.GetInput()))
+		}
+		if len(n.GetOutput()) > len(f.GetOutput()) {
+			add(Error, "OUTPUT_COUNT", "", "function %s returns %d values, the call lists %d outputs", opType, len(f.GetOutput()), len(n.GetOutput()))
+		}
+		declared := map[string]bool{}
+		for _, a := range f.GetAttribute() {
+			declared[a] = true
+		}
+		for _, a := range f.GetAttributeProto() {
+			declared[a.GetName()] = true
+		}
+		for _, a := range n.GetAttribute() {
+			if !declared[a.GetName()] {
+				add(Error, "ATTR_UNKNOWN", "", "function %s has no attribute %q", opType, a.GetName())
+			}
+		}
+		return
 	}
 	opset, imported := g.opsets[domain]
 	if !imported {
@@ -308,6 +327,7 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 	g.arity(n, s, add)
 	g.attributes(n, s, add)
 	g.types(n, s, add)
+	g.semantics(n, s, add)
 }
 
 func isSpecDomain(d string) bool {
@@ -449,7 +469,7 @@ func summarize(ts []string) string {
 }
 
 // subgraph checks a graph attribute with the enclosing names visible.
-func (c *checker) subgraph(gp *pb.GraphProto, where string, outer *scope, opsets map[string]int) {
+func (c *checker) subgraph(gp *pb.GraphProto, where string, outer *scope) {
 	c.graph(gp, where, outer, false)
 }
 

@@ -128,6 +128,14 @@ func dimAdd(a, b graph.Dim) graph.Dim {
 	if isKnown(b) && b.Value == 0 {
 		return a
 	}
+	if isKnown(b) || b.Param != "" && b.Param[0] != '(' && isKnown(a) {
+		if isKnown(a) {
+			a, b = b, a
+		}
+		if b.Value < 0 {
+			return graph.Dim{Value: -1, Param: "(" + a.String() + "-" + strconv.FormatInt(-b.Value, 10) + ")"}
+		}
+	}
 	return graph.Dim{Value: -1, Param: "(" + a.String() + "+" + b.String() + ")"}
 }
 

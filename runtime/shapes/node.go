@@ -6,7 +6,6 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
-	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/schema"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -176,8 +175,9 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 			in.subgraph(c, a.GetName(), g, depth)
 		}
 	}
-	c.propagateTypes()
-	if !in.fold(c) {
+	if in.call(c, depth) {
+		// a model-local function: its body gave the outputs
+	} else if c.propagateTypes(); !in.fold(c) {
 		if rule, ok := rules[p.GetOpType()]; ok && domain == "" && c.version > 0 {
 			func() {
 				defer func() {
@@ -431,7 +431,6 @@ func runKernel(b op.Builder, n *op.Node, ins []*Info) (outs []*tensor.Tensor, ok
 // subgraph infers a graph attribute. The inputs of Loop and Scan bodies get
 // the types the node implies where the body leaves them undeclared.
 func (in *inferrer) subgraph(c *nodeCtx, attr string, g *pb.GraphProto, depth int) {
+	in.presetBody(c, attr, g)
 	in.graph(g, depth+1)
 }
-
-var _ = protoconv.Tensor

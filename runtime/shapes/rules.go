@@ -3,6 +3,7 @@ package shapes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -20,7 +21,7 @@ func init() {
 		"Celu", "Gelu", "Shrink", "BitwiseNot", "Cast", "CastLike", "Clip", "Softmax", "LogSoftmax", "Hardmax",
 		"BatchNormalization", "InstanceNormalization", "LpNormalization", "LRN", "MeanVarianceNormalization", "CumSum",
 		"Trilu", "ReverseSequence", "Swish", "Binarizer", "QuantizeLinear", "DequantizeLinear", "Dropout",
-		"ScatterElements", "ScatterND", "Scatter", "LayerNormalization", "GroupNormalization", "RMSNormalization", "Einsum_"} {
+		"ScatterElements", "ScatterND", "Scatter", "LayerNormalization", "GroupNormalization", "RMSNormalization"} {
 		rules[o] = sameAsInput0
 	}
 	for _, o := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Equal", "Less", "Greater",
@@ -294,6 +295,12 @@ func reshapeRule(c *nodeCtx) {
 			}
 		} else if isKnown(total) && isKnown(rest) && total.Value != rest.Value {
 			c.problem("RESHAPE_COUNT", "cannot reshape %s (%d elements) to %s (%d elements)", shapeString(in), total.Value, shapeString(out), rest.Value)
+		} else if mt, ok1 := monoOf(total); ok1 && !isKnown(total) {
+			// Symbolic counts with the same symbols but other factors differ
+			// for every non-empty tensor: N*6 elements cannot become N*12.
+			if mr, ok2 := monoOf(rest); ok2 && slices.Equal(mt.names, mr.names) && mt.coef != mr.coef {
+				c.problem("RESHAPE_COUNT", "cannot reshape %s (%s elements) to %s (%s elements)", shapeString(in), total, shapeString(out), rest)
+			}
 		}
 	}
 	c.set(0, out, "")
@@ -757,7 +764,17 @@ func tileRule(c *nodeCtx) {
 }
 
 func rangeRule(c *nodeCtx) {
-	// Constant start/limit/delta are folded; otherwise the length is unknown.
+	// Constant start/limit/delta are folded; Range(0, n, 1) of a symbolic n
+	// (a dim read with Shape) has n elements; otherwise the length is unknown.
+	start, ok1 := c.sym(0)
+	limit, ok2 := c.sym(1)
+	delta, ok3 := c.sym(2)
+	if ok1 && ok2 && ok3 && len(start) == 1 && len(limit) == 1 && len(delta) == 1 &&
+		isKnown(start[0]) && start[0].Value == 0 && isKnown(delta[0]) && delta[0].Value == 1 && !isUnknown(limit[0]) {
+		c.set(0, []graph.Dim{limit[0]}, "")
+		c.symOut(0, nil, false)
+		return
+	}
 	c.set(0, []graph.Dim{unknownDim}, "")
 }
 
@@ -787,15 +804,12 @@ func matmulRule(c *nodeCtx) {
 	if !ok {
 		return
 	}
-	out := append(batch, aa[len(aa)-2], bb[len(bb)-1])
-	if len(b) == 1 {
-		out = out[:len(out)-1]
+	out := append([]graph.Dim{}, batch...)
+	if len(a) > 1 {
+		out = append(out, aa[len(aa)-2])
 	}
-	if len(a) == 1 {
-		out = append(out[:len(out)-2], out[len(out)-1:]...)
-		if len(b) == 1 {
-			out = out[:len(out)-1]
-		}
+	if len(b) > 1 {
+		out = append(out, bb[len(bb)-1])
 	}
 	c.set(0, out, "")
 }
@@ -894,13 +908,17 @@ func convRule(c *nodeCtx) {
 	for i := 0; i < nsp; i++ {
 		d := x[2+i]
 		if !isKnown(d) {
-			if autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" {
-				if strides[i] == 1 {
-					out = append(out, d)
-					continue
-				}
+			ek := (kernel[i]-1)*dil[i] + 1
+			switch {
+			case strides[i] == 1 && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"):
+				out = append(out, d)
+			case strides[i] == 1 && autoPad == "NOTSET" && pads[i]+pads[i+nsp] == ek-1:
+				out = append(out, d) // "same" padding written out: 3×3 with pads 1
+			case strides[i] == 1 && autoPad == "NOTSET" && !isUnknown(d):
+				out = append(out, dimAdd(d, known(pads[i]+pads[i+nsp]-ek+1)))
+			default:
+				out = append(out, unknownDim)
 			}
-			out = append(out, unknownDim)
 			continue
 		}
 		ek := (kernel[i]-1)*dil[i] + 1
@@ -1123,7 +1141,12 @@ func resizeRule(c *nodeCtx) {
 				continue
 			}
 			if !isKnown(x[ax]) {
-				out[ax] = unknownDim
+				f := float32Exact(scales[i])
+				if f == math.Trunc(f) && f >= 1 && f < 1<<20 {
+					out[ax] = dimMul(x[ax], known(int64(f))) // an integer upscale of a symbolic dim
+				} else {
+					out[ax] = unknownDim
+				}
 				continue
 			}
 			out[ax] = known(int64(math.Floor(float64(x[ax].Value) * float32Exact(scales[i]))))

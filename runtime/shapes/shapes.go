@@ -82,7 +82,10 @@ func Model(m *pb.ModelProto, opts *Options) (r *Result) {
 		o.MaxFoldElements = 1 << 16
 	}
 	r = &Result{Values: map[string]*Info{}}
-	in := &inferrer{opts: o, res: r, opsets: map[string]int{}}
+	in := &inferrer{opts: o, res: r, opsets: map[string]int{}, functions: map[string]*pb.FunctionProto{}}
+	for _, f := range m.GetFunctions() {
+		in.functions[funcKey(f.GetDomain(), f.GetName(), f.GetOverload())] = f
+	}
 	for _, imp := range m.GetOpsetImport() {
 		in.opsets[op.CanonicalDomain(imp.GetDomain())] = int(imp.GetVersion())
 	}
@@ -98,9 +101,10 @@ func Model(m *pb.ModelProto, opts *Options) (r *Result) {
 }
 
 type inferrer struct {
-	opts   Options
-	res    *Result
-	opsets map[string]int
+	opts      Options
+	res       *Result
+	opsets    map[string]int
+	functions map[string]*pb.FunctionProto // model-local functions by funcKey
 }
 
 // TypeOf converts a declared TypeProto.
@@ -150,6 +154,8 @@ func isValueSet(d *pb.TensorShapeProto_Dimension) bool {
 	_, ok := d.GetValue().(*pb.TensorShapeProto_Dimension_DimValue)
 	return ok
 }
+
+func typeDType(e int32) tensor.DType { return tensor.DType(e) }
 
 // TypeString renders a type in the spec's notation: tensor(float), seq(tensor(int64)), …
 func TypeString(t graph.Type) string {
@@ -231,10 +237,15 @@ func (in *inferrer) graph(g *pb.GraphProto, depth int) {
 		}
 	}
 	for _, vi := range g.GetInput() {
-		if _, set := vals[vi.GetName()]; set && vi.GetType() == nil {
+		t := TypeOf(vi.GetType())
+		if pre, set := vals[vi.GetName()]; set && depth > 0 && (t.Kind == graph.KindUnknown || t.Kind == pre.Type.Kind && t.Shape == nil) {
+			// A body input the enclosing node typed (presetBody); the
+			// declaration adds nothing but perhaps the element type.
+			if pre.Type.Elem == 0 {
+				pre.Type.Elem = t.Elem
+			}
 			continue
 		}
-		t := TypeOf(vi.GetType())
 		if bound, ok := in.opts.Inputs[vi.GetName()]; ok && depth == 0 {
 			t = bound
 		}

@@ -223,22 +223,69 @@ func traceCase(t *testing.T, dir string, cov *coverage, symbolic bool) {
 
 func isIdent(s string) bool { return !strings.ContainsAny(s, "*+()") }
 
-// evalDim evaluates a product like "2*N*C" with the bound names.
+// evalDim evaluates a dim expression ("2*N*C", "(H-2)", "(N+M)") with the bound names.
 func evalDim(s string, bind map[string]int64) (int64, bool) {
-	if strings.ContainsAny(s, "+()") {
-		return 0, false
-	}
-	p := int64(1)
-	for _, f := range strings.Split(s, "*") {
-		if n, err := strconv.ParseInt(f, 10, 64); err == nil {
-			p *= n
-			continue
+	e := &expr{s: s, bind: bind}
+	v := e.sum()
+	return v, e.ok && e.i == len(s)
+}
+
+type expr struct {
+	s    string
+	i    int
+	bind map[string]int64
+	ok   bool
+}
+
+func (e *expr) sum() int64 {
+	e.ok = true
+	v := e.product()
+	for e.i < len(e.s) && (e.s[e.i] == '+' || e.s[e.i] == '-') {
+		op := e.s[e.i]
+		e.i++
+		w := e.product()
+		if op == '+' {
+			v += w
+		} else {
+			v -= w
 		}
-		v, ok := bind[f]
-		if !ok {
-			return 0, false
-		}
-		p *= v
 	}
-	return p, true
+	return v
+}
+
+func (e *expr) product() int64 {
+	v := e.factor()
+	for e.i < len(e.s) && e.s[e.i] == '*' {
+		e.i++
+		v *= e.factor()
+	}
+	return v
+}
+
+func (e *expr) factor() int64 {
+	if e.i < len(e.s) && e.s[e.i] == '(' {
+		e.i++
+		ok := e.ok
+		v := e.sum()
+		e.ok = e.ok && ok
+		if e.i >= len(e.s) || e.s[e.i] != ')' {
+			e.ok = false
+			return 0
+		}
+		e.i++
+		return v
+	}
+	j := e.i
+	for e.i < len(e.s) && !strings.ContainsRune("+-*()", rune(e.s[e.i])) {
+		e.i++
+	}
+	tok := e.s[j:e.i]
+	if n, err := strconv.ParseInt(tok, 10, 64); err == nil {
+		return n
+	}
+	v, ok := e.bind[tok]
+	if !ok || tok == "" {
+		e.ok = false
+	}
+	return v
 }
