@@ -52,6 +52,7 @@ test-diff:
 
 test-js:
 	bash js/build.sh
+	node wasm/checks_test.mjs "$(CURDIR)/js/dist/gort.wasm" "$(CURDIR)/js/dist/wasm_exec.js"
 	bash js/test.sh
 	node --test tools/bench/js/report.test.mjs
 
@@ -90,6 +91,7 @@ fuzz:
 # gortlite types of tools/genpbwire) and the spec version table.
 generate: proto
 	$(GO) run ./tools/genspec
+	$(GO) run ./tools/genschema
 
 proto:
 	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
