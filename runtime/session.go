@@ -191,7 +191,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 }
 
 func (s *Session) compile(overridden map[string]bool) (*plan.Plan, error) {
-	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types, Accelerator: s.opts.Accelerator})
+	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types, Accelerator: s.opts.Accelerator, Registry: s.opts.Registry})
 }
 
 // onDeviceLost switches the session to the CPU for good.

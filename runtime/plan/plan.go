@@ -59,6 +59,9 @@ type Options struct {
 	Types map[string]graph.Type
 	// Accelerator, when set, is offered every step of the main graph.
 	Accelerator Accelerator
+	// Registry resolves the ops rewrites introduce (MatMul + Add → Gemm);
+	// nil means op.Default.
+	Registry *op.Registry
 }
 
 // DefaultFoldBytes is the default bound on folded constants: enough for the
@@ -186,6 +189,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 	}
 	if c.opts.Level >= Extended {
 		c.removeCastPairs(w, &rep)
+		c.matMulAddToGemm(w, &rep)
 		c.foldBatchNorm(w, &rep)
 		c.fuseActivations(w, &rep)
 		c.removeDead(w, &rep)

@@ -190,6 +190,18 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+LeakyRelu and MatMul+HardSigmoid", rep.Fused)
 			}
 		}, 1e-6},
+		{"MatMul + Add as Gemm", func(m *tm.Model) {
+			m.Init("shape", tensor.Of([]int{2}, []int64{30, 7}))
+			m.Node("Reshape", []string{"x", "shape"}, []string{"a"})
+			m.Init("k", randTensor(r, 7, 4))
+			m.Init("bias", randTensor(r, 4))
+			m.Node("MatMul", []string{"a", "k"}, []string{"mm"})
+			m.Node("Add", []string{"mm", "bias"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Gemm") {
+				t.Errorf("fused %v, want MatMul+Add as Gemm", rep.Fused)
+			}
+		}, 1e-6},
 		{"Reshape to the same shape bypassed", func(m *tm.Model) {
 			m.Init("same", tensor.Of([]int{4}, []int64{2, 3, 5, 7}))
 			m.Node("Reshape", []string{"x", "same"}, []string{"r"})

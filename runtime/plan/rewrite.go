@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gort-dev/gort/runtime/graph"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -526,4 +527,69 @@ func isCast(n *graph.Node, to tensor.DType) bool {
 	}
 	t, err := n.Int("to", 0)
 	return err == nil && tensor.DType(t) == to
+}
+
+// matMulAddToGemm turns MatMul(A, B) + C into Gemm(A, B, C) when A is a
+// matrix (inferred rank 2), B a constant float32 matrix (packed once by
+// Gemm's builder) and C a constant that Gemm broadcasts to the output
+// ([N], [1, N], [M, N] or a scalar). Gemm then adds C in its output loop.
+func (c *compiler) matMulAddToGemm(w *workGraph, rep *Report) {
+	reg := c.opts.Registry
+	if reg == nil {
+		reg = op.Default
+	}
+	idx := w.index()
+	drop := map[*graph.Node]bool{}
+	for _, mm := range w.nodes {
+		if drop[mm] || mm.OpType != "MatMul" || mm.Domain != "" || mm.Builder == nil || len(mm.Inputs) != 2 || len(mm.Outputs) != 1 {
+			continue
+		}
+		a, okA := w.shapeOf(mm.Inputs[0])
+		b := w.constTensor(mm.Inputs[1])
+		if !okA || len(a) != 2 || b == nil || b.Rank() != 2 || b.DType() != tensor.Float || w.dtypeOf(mm.Inputs[0]) != tensor.Float {
+			continue
+		}
+		add := w.soleReader(idx, mm.Outputs[0])
+		if add == nil || add.OpType != "Add" || add.Domain != "" || add.Version < 7 || len(add.Inputs) != 2 {
+			continue
+		}
+		cName := add.Inputs[1]
+		if cName == mm.Outputs[0] {
+			cName = add.Inputs[0]
+		}
+		cT := w.constTensor(cName)
+		N := b.Shape()[1]
+		if cT == nil || cT.DType() != tensor.Float || !gemmBias(cT.Shape(), a[0], N) {
+			continue
+		}
+		res := reg.Resolve("", "Gemm", mm.Opset)
+		if res.Builder == nil || res.Version < 11 {
+			continue
+		}
+		gemm := *mm
+		gemm.OpType, gemm.Version, gemm.Builder = "Gemm", res.Version, res.Builder
+		gemm.Attrs = map[string]*pb.AttributeProto{}
+		gemm.Inputs = []string{mm.Inputs[0], mm.Inputs[1], cName}
+		gemm.Outputs = []string{add.Outputs[0]}
+		gemm.Reads = replaceUnique(append(slices.Clone(mm.Reads), cName), "", "")
+		w.replace(mm, &gemm)
+		drop[add] = true
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (MatMul and Add as Gemm)", mm.Name, add.Name))
+	}
+	w.remove(drop)
+}
+
+// gemmBias reports whether a C of this shape broadcasts to [M, N] the way
+// Gemm allows (unidirectionally). M may be unknown (symbolic).
+func gemmBias(shape []int, m graph.Dim, n int) bool {
+	switch len(shape) {
+	case 0:
+		return true
+	case 1:
+		return shape[0] == n || shape[0] == 1
+	case 2:
+		rowsOK := shape[0] == 1 || (m.Known() && int64(shape[0]) == m.Value)
+		return rowsOK && (shape[1] == n || shape[1] == 1)
+	}
+	return false
 }
