@@ -23,6 +23,7 @@ build:
 
 # The main job: run a bundled network natively and check its output.
 run:
+	$(GO) run ./cmd/gort compare $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0
 	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
 
 # Everything CI runs.
