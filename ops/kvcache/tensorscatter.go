@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Register("TensorScatter", op.SpecVersions("", "TensorScatter"), buildTensorScatter)
+	op.Register("TensorScatter", []int{24}, buildTensorScatter)
 }
 
 // buildTensorScatter copies past_cache and overwrites, for each batch entry,

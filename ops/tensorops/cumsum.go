@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("CumSum", op.SpecVersions("", "CumSum"), buildCumulative("CumSum", false))
-	op.Register("CumProd", op.SpecVersions("", "CumProd"), buildCumulative("CumProd", true))
+	op.Register("CumSum", []int{11, 14}, buildCumulative("CumSum", false))
+	op.Register("CumProd", []int{26}, buildCumulative("CumProd", true))
 }
 
 // buildCumulative builds CumSum (running sums) and CumProd (running

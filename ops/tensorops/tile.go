@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Tile", op.SpecVersions("", "Tile"), buildTile)
-	op.Register("Expand", op.SpecVersions("", "Expand"), buildExpand)
+	op.Register("Tile", []int{1, 6, 13}, buildTile)
+	op.Register("Expand", []int{8, 13}, buildExpand)
 }
 
 // buildTile: version 1 repeats along one axis (scalar tiles and axis

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("TopK", op.SpecVersions("", "TopK"), buildTopK)
+	op.Register("TopK", []int{1, 10, 11, 24}, buildTopK)
 }
 
 // buildTopK: version 1 takes k as an attribute, 10 as an input; 11 added

@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Trilu", op.SpecVersions("", "Trilu"), buildTrilu)
-	op.Register("EyeLike", op.SpecVersions("", "EyeLike"), buildEyeLike)
+	op.Register("Trilu", []int{14}, buildTrilu)
+	op.Register("EyeLike", []int{9, 22}, buildEyeLike)
 }
 
 // buildTrilu keeps the upper (j-i >= k) or lower (j-i <= k) triangle of each
