@@ -1,0 +1,460 @@
+package ops_test
+
+// Per-version semantics: one case per behavioural difference between the
+// versions of an op that runtime/onnxpb/spec/Changelog.md describes (legacy
+// broadcast/axis attributes, per-channel slopes, attributes that became
+// inputs, changed defaults, new modes). Every expected value is written by
+// hand from the Changelog text, not computed by gort. docs/op-versions.md
+// lists the audit and names these cases.
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gort-dev/gort/ops/internal/optest"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+type vcase struct {
+	name  string // "<Op>-<version>/<what>": the subtest docs/op-versions.md cites
+	op    string
+	opset int
+	attrs optest.A
+	in    []*tensor.Tensor
+	want  []*tensor.Tensor // per output; nil entries are not checked
+	err   string           // when set, the node must fail with an error containing it
+}
+
+func f32(shape []int, v ...float32) *tensor.Tensor { return tensor.Of(shape, v) }
+func i64(shape []int, v ...int64) *tensor.Tensor   { return tensor.Of(shape, v) }
+func i32(shape []int, v ...int32) *tensor.Tensor   { return tensor.Of(shape, v) }
+func bools(shape []int, v ...bool) *tensor.Tensor  { return tensor.Of(shape, v) }
+func sh(d ...int) []int                            { return d }
+func zeros(d ...int) *tensor.Tensor                { return tensor.New(tensor.Float, d...) }
+
+func seq(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	return v
+}
+
+// maxF32 is float32's largest finite value, numeric_limits<float>::max().
+const maxF32 = math.MaxFloat32
+
+var versionCases = []vcase{
+	// ---- legacy broadcasting (versions < 7): B matched against a run of A's dims ----
+	{name: "Add-6/broadcast_axis", op: "Add", opset: 6, attrs: optest.A{"broadcast": 1, "axis": 1},
+		in:   []*tensor.Tensor{zeros(2, 3, 2), f32(sh(3), 1, 2, 3)},
+		want: []*tensor.Tensor{f32(sh(2, 3, 2), 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3)}},
+	{name: "Add-1/broadcast_off_needs_equal_shapes", op: "Add", opset: 1,
+		in: []*tensor.Tensor{zeros(2, 3), f32(sh(3), 1, 2, 3)}, err: "broadcast is 0"},
+	{name: "Add-1/consumed_inputs_ignored", op: "Add", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in:   []*tensor.Tensor{f32(sh(2), 1, 2), f32(sh(2), 10, 20)},
+		want: []*tensor.Tensor{f32(sh(2), 11, 22)}},
+	{name: "Add-7/multidirectional", op: "Add", opset: 7,
+		in:   []*tensor.Tensor{f32(sh(2, 1), 10, 20), f32(sh(3), 1, 2, 3)},
+		want: []*tensor.Tensor{f32(sh(2, 3), 11, 12, 13, 21, 22, 23)}},
+	{name: "Sub-6/broadcast_suffix", op: "Sub", opset: 6, attrs: optest.A{"broadcast": 1},
+		in:   []*tensor.Tensor{f32(sh(2, 3), 10, 20, 30, 40, 50, 60), f32(sh(3), 1, 2, 3)},
+		want: []*tensor.Tensor{f32(sh(2, 3), 9, 18, 27, 39, 48, 57)}},
+	{name: "Div-6/broadcast_axis0", op: "Div", opset: 6, attrs: optest.A{"broadcast": 1, "axis": 0},
+		in:   []*tensor.Tensor{f32(sh(2, 3), 2, 4, 6, 9, 12, 15), f32(sh(2), 2, 3)},
+		want: []*tensor.Tensor{f32(sh(2, 3), 1, 2, 3, 3, 4, 5)}},
+	{name: "Mul-1/broadcast_scalar", op: "Mul", opset: 1, attrs: optest.A{"broadcast": 1},
+		in:   []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), f32(sh(1), 3)},
+		want: []*tensor.Tensor{f32(sh(2, 2), 3, 6, 9, 12)}},
+	{name: "Pow-1/broadcast_axis0", op: "Pow", opset: 1, attrs: optest.A{"broadcast": 1, "axis": 0},
+		in:   []*tensor.Tensor{f32(sh(2, 2), 2, 2, 3, 3), f32(sh(2), 2, 3)},
+		want: []*tensor.Tensor{f32(sh(2, 2), 4, 4, 27, 27)}},
+	{name: "And-1/broadcast_axis0", op: "And", opset: 1, attrs: optest.A{"broadcast": 1, "axis": 0},
+		in:   []*tensor.Tensor{bools(sh(2, 2), true, true, false, true), bools(sh(2), true, false)},
+		want: []*tensor.Tensor{bools(sh(2, 2), true, true, false, false)}},
+	{name: "Equal-1/broadcast_axis0", op: "Equal", opset: 1, attrs: optest.A{"broadcast": 1, "axis": 0},
+		in:   []*tensor.Tensor{i32(sh(2, 2), 1, 2, 1, 1), i32(sh(2), 1, 2)},
+		want: []*tensor.Tensor{bools(sh(2, 2), true, false, false, false)}},
+	{name: "Greater-1/broadcast_axis1", op: "Greater", opset: 1, attrs: optest.A{"broadcast": 1, "axis": 1},
+		in:   []*tensor.Tensor{f32(sh(2, 2, 1), 1, 5, 3, 3), f32(sh(2), 2, 4)},
+		want: []*tensor.Tensor{bools(sh(2, 2, 1), false, true, true, false)}},
+	// PRelu before 7: "If Slope is of size 1, the value is shared across
+	// different channels", i.e. otherwise one slope per channel (axis 1).
+	{name: "PRelu-6/per_channel_slope", op: "PRelu", opset: 6,
+		in:   []*tensor.Tensor{f32(sh(1, 2, 1, 3), -1, -2, 3, -1, -2, 3), f32(sh(2), 0.1, 0.5)},
+		want: []*tensor.Tensor{f32(sh(1, 2, 1, 3), -0.1, -0.2, 3, -0.5, -1, 3)}},
+	{name: "PRelu-1/shared_slope", op: "PRelu", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in:   []*tensor.Tensor{f32(sh(1, 2, 1, 2), -1, 2, -3, 4), f32(sh(1), 0.5)},
+		want: []*tensor.Tensor{f32(sh(1, 2, 1, 2), -0.5, 2, -1.5, 4)}},
+	{name: "PRelu-7/unidirectional", op: "PRelu", opset: 7,
+		in:   []*tensor.Tensor{f32(sh(1, 2, 1, 3), -1, -2, 3, -1, -2, 3), f32(sh(3), 0.1, 0.2, 0.3)},
+		want: []*tensor.Tensor{f32(sh(1, 2, 1, 3), -0.1, -0.4, 3, -0.1, -0.4, 3)}},
+
+	// ---- changed defaults of activations ----
+	// Selu-1: alpha 1.6732, gamma 1.0507; Selu-6: 1.67326319217681884765625, 1.05070102214813232421875.
+	// y(-1) = gamma * alpha * (e^-1 - 1).
+	{name: "Selu-1/defaults", op: "Selu", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), -1.1112877, 2.1014)}},
+	{name: "Selu-6/defaults", op: "Selu", opset: 6,
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), -1.1113307, 2.1014020)}},
+	{name: "LeakyRelu-1/default_alpha", op: "LeakyRelu", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), -0.01, 2)}},
+	{name: "Elu-1/default_alpha", op: "Elu", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), -0.63212056, 2)}},
+	{name: "HardSigmoid-1/defaults", op: "HardSigmoid", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(3), 1, -3, 3)}, want: []*tensor.Tensor{f32(sh(3), 0.7, 0, 1)}},
+	{name: "Relu-1/consumed_inputs_ignored", op: "Relu", opset: 1, attrs: optest.A{"consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), 0, 2)}},
+
+	// ---- Softmax family: versions < 13 coerce to 2-D at axis (default 1) ----
+	{name: "Softmax-1/coerced_2d", op: "Softmax", opset: 1,
+		in: []*tensor.Tensor{zeros(2, 2, 2)}, want: []*tensor.Tensor{f32(sh(2, 2, 2), 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)}},
+	{name: "Softmax-11/axis0_coerced", op: "Softmax", opset: 11, attrs: optest.A{"axis": 0},
+		in: []*tensor.Tensor{zeros(2, 2)}, want: []*tensor.Tensor{f32(sh(2, 2), 0.25, 0.25, 0.25, 0.25)}},
+	{name: "Softmax-13/last_axis", op: "Softmax", opset: 13,
+		in: []*tensor.Tensor{zeros(2, 2, 2)}, want: []*tensor.Tensor{f32(sh(2, 2, 2), 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5)}},
+	{name: "Softmax-13/axis0_single_axis", op: "Softmax", opset: 13, attrs: optest.A{"axis": 0},
+		in: []*tensor.Tensor{zeros(2, 2)}, want: []*tensor.Tensor{f32(sh(2, 2), 0.5, 0.5, 0.5, 0.5)}},
+	{name: "LogSoftmax-11/coerced_2d", op: "LogSoftmax", opset: 11,
+		in: []*tensor.Tensor{zeros(1, 2, 2)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), -1.3862944, -1.3862944, -1.3862944, -1.3862944)}},
+	{name: "LogSoftmax-13/last_axis", op: "LogSoftmax", opset: 13,
+		in: []*tensor.Tensor{zeros(1, 2, 2)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), -0.6931472, -0.6931472, -0.6931472, -0.6931472)}},
+	{name: "Hardmax-1/coerced_2d", op: "Hardmax", opset: 1,
+		in: []*tensor.Tensor{f32(sh(1, 2, 2), 1, 3, 2, 0)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), 0, 1, 0, 0)}},
+	{name: "Hardmax-13/last_axis", op: "Hardmax", opset: 13,
+		in: []*tensor.Tensor{f32(sh(1, 2, 2), 1, 3, 2, 0)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), 0, 1, 1, 0)}},
+
+	// ---- Concat: axis optional (default 1) in version 1, required from 4 ----
+	{name: "Concat-1/default_axis_1", op: "Concat", opset: 1,
+		in: []*tensor.Tensor{f32(sh(1, 2), 1, 2), f32(sh(1, 1), 3)}, want: []*tensor.Tensor{f32(sh(1, 3), 1, 2, 3)}},
+	{name: "Concat-4/axis_required", op: "Concat", opset: 4,
+		in: []*tensor.Tensor{f32(sh(1, 2), 1, 2), f32(sh(1, 1), 3)}, err: "axis"},
+
+	// ---- Clip: attributes (1, 6) with finite defaults ±3.402823e+38, inputs from 11 defaulting to numeric limits ----
+	{name: "Clip-6/attributes", op: "Clip", opset: 6, attrs: optest.A{"min": float32(0), "max": float32(1)},
+		in: []*tensor.Tensor{f32(sh(3), -1, 0.5, 2)}, want: []*tensor.Tensor{f32(sh(3), 0, 0.5, 1)}},
+	{name: "Clip-6/default_bounds", op: "Clip", opset: 6,
+		in:   []*tensor.Tensor{f32(sh(3), float32(math.Inf(1)), float32(math.Inf(-1)), 1)},
+		want: []*tensor.Tensor{f32(sh(3), 3.402823e+38, -3.402823e+38, 1)}},
+	{name: "Clip-11/min_input_only", op: "Clip", opset: 11,
+		in: []*tensor.Tensor{f32(sh(3), -1, 0.5, 2), tensor.Scalar[float32](0)}, want: []*tensor.Tensor{f32(sh(3), 0, 0.5, 2)}},
+	{name: "Clip-11/default_bounds_numeric_limits", op: "Clip", opset: 11,
+		in:   []*tensor.Tensor{f32(sh(3), float32(math.Inf(1)), float32(math.Inf(-1)), 1)},
+		want: []*tensor.Tensor{f32(sh(3), maxF32, -maxF32, 1)}},
+	{name: "Clip-13/min_above_max_gives_max", op: "Clip", opset: 13,
+		in: []*tensor.Tensor{f32(sh(3), -1, 0.5, 2), tensor.Scalar[float32](2), tensor.Scalar[float32](1)}, want: []*tensor.Tensor{f32(sh(3), 1, 1, 1)}},
+
+	// ---- Pad: paddings (1) → pads attribute (2) → pads input (11) → axes (18) → wrap (19) ----
+	{name: "Pad-1/paddings_value", op: "Pad", opset: 1, attrs: optest.A{"paddings": []int64{0, 1, 0, 1}, "value": float32(9)},
+		in: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 4), 9, 1, 2, 9)}},
+	{name: "Pad-2/pads_attribute", op: "Pad", opset: 2, attrs: optest.A{"pads": []int64{0, 1, 0, 0}, "mode": "edge"},
+		in: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 3), 1, 1, 2)}},
+	{name: "Pad-11/pads_input", op: "Pad", opset: 11,
+		in:   []*tensor.Tensor{f32(sh(1, 2), 1, 2), i64(sh(4), 0, 0, 0, 2), tensor.Scalar[float32](7)},
+		want: []*tensor.Tensor{f32(sh(1, 4), 1, 2, 7, 7)}},
+	{name: "Pad-18/axes_input", op: "Pad", opset: 18,
+		in:   []*tensor.Tensor{f32(sh(1, 2), 1, 2), i64(sh(2), 1, 1), nil, i64(sh(1), -1)},
+		want: []*tensor.Tensor{f32(sh(1, 4), 0, 1, 2, 0)}},
+	{name: "Pad-19/wrap", op: "Pad", opset: 19, attrs: optest.A{"mode": "wrap"},
+		in:   []*tensor.Tensor{f32(sh(1, 3), 1, 2, 3), i64(sh(4), 0, 2, 0, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 6), 2, 3, 1, 2, 3, 1)}},
+	{name: "Pad-18/wrap_refused", op: "Pad", opset: 18, attrs: optest.A{"mode": "wrap"},
+		in: []*tensor.Tensor{f32(sh(1, 3), 1, 2, 3), i64(sh(4), 0, 2, 0, 1)}, err: "wrap"},
+
+	// ---- Slice: attributes (1) → inputs with steps (10) ----
+	{name: "Slice-1/attributes", op: "Slice", opset: 1, attrs: optest.A{"starts": []int64{1}, "ends": []int64{3}, "axes": []int64{1}},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 5)}},
+	{name: "Slice-1/default_axes", op: "Slice", opset: 1, attrs: optest.A{"starts": []int64{0, 1}, "ends": []int64{1, 3}},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}},
+	{name: "Slice-10/negative_step", op: "Slice", opset: 10,
+		in:   []*tensor.Tensor{f32(sh(5), seq(5)...), i64(sh(1), 4), i64(sh(1), 0), i64(sh(1), 0), i64(sh(1), -2)},
+		want: []*tensor.Tensor{f32(sh(2), 4, 2)}},
+
+	// ---- Split: split as attribute or second input (1) → attribute (2) → input (13) → num_outputs (18) ----
+	{name: "Split-1/split_input", op: "Split", opset: 1,
+		in: []*tensor.Tensor{f32(sh(5), seq(5)...), i64(sh(2), 2, 3)}, want: []*tensor.Tensor{f32(sh(2), 0, 1), f32(sh(3), 2, 3, 4)}},
+	{name: "Split-2/split_attribute", op: "Split", opset: 2, attrs: optest.A{"split": []int64{3, 2}},
+		in: []*tensor.Tensor{f32(sh(5), seq(5)...)}, want: []*tensor.Tensor{f32(sh(3), 0, 1, 2), f32(sh(2), 3, 4)}},
+	{name: "Split-13/split_input", op: "Split", opset: 13,
+		in: []*tensor.Tensor{f32(sh(5), seq(5)...), i64(sh(2), 1, 4)}, want: []*tensor.Tensor{f32(sh(1), 0), f32(sh(4), 1, 2, 3, 4)}},
+	{name: "Split-18/num_outputs_uneven", op: "Split", opset: 18, attrs: optest.A{"num_outputs": 3},
+		in: []*tensor.Tensor{f32(sh(5), seq(5)...)}, want: []*tensor.Tensor{f32(sh(2), 0, 1), f32(sh(2), 2, 3), f32(sh(1), 4)}},
+
+	// ---- Squeeze / Unsqueeze: axes attribute (1), negative axes (11), axes input (13) ----
+	{name: "Squeeze-1/axes_attribute", op: "Squeeze", opset: 1, attrs: optest.A{"axes": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2)}, want: []*tensor.Tensor{f32(sh(2, 1), 1, 2)}},
+	{name: "Squeeze-11/negative_axes", op: "Squeeze", opset: 11, attrs: optest.A{"axes": []int64{-1}},
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}},
+	{name: "Squeeze-13/axes_input", op: "Squeeze", opset: 13,
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2), i64(sh(1), 2)}, want: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}},
+	{name: "Unsqueeze-1/axes_attribute", op: "Unsqueeze", opset: 1, attrs: optest.A{"axes": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 2), 1, 2)}},
+	{name: "Unsqueeze-11/negative_axes", op: "Unsqueeze", opset: 11, attrs: optest.A{"axes": []int64{-1}},
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2, 1), 1, 2)}},
+	{name: "Unsqueeze-13/axes_input", op: "Unsqueeze", opset: 13,
+		in: []*tensor.Tensor{f32(sh(2), 1, 2), i64(sh(2), 0, 2)}, want: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2)}},
+
+	// ---- Reductions: axes attribute → input (ReduceSum 13, the others 18); noop_with_empty_axes ----
+	{name: "ReduceSum-1/axes_attribute", op: "ReduceSum", opset: 1, attrs: optest.A{"axes": []int64{1}},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(2, 1), 3, 12)}},
+	{name: "ReduceSum-13/axes_input", op: "ReduceSum", opset: 13, attrs: optest.A{"keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...), i64(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(3), 3, 5, 7)}},
+	{name: "ReduceSum-13/noop_with_empty_axes", op: "ReduceSum", opset: 13, attrs: optest.A{"noop_with_empty_axes": 1},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}},
+	{name: "ReduceSum-11/no_axes_reduces_all", op: "ReduceSum", opset: 11, attrs: optest.A{"keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(), 15)}},
+	{name: "ReduceMean-13/axes_attribute", op: "ReduceMean", opset: 13, attrs: optest.A{"axes": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(1, 3), 1.5, 2.5, 3.5)}},
+	{name: "ReduceMean-18/axes_input", op: "ReduceMean", opset: 18,
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...), i64(sh(1), -1)}, want: []*tensor.Tensor{f32(sh(2, 1), 1, 4)}},
+	{name: "ReduceMax-20/bool", op: "ReduceMax", opset: 20, attrs: optest.A{"keepdims": 0},
+		in: []*tensor.Tensor{bools(sh(2, 2), false, true, false, false), i64(sh(1), 1)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "ReduceL2-18/noop_with_empty_axes", op: "ReduceL2", opset: 18, attrs: optest.A{"noop_with_empty_axes": 1},
+		in: []*tensor.Tensor{f32(sh(2), -3, 4)}, want: []*tensor.Tensor{f32(sh(2), 3, 4)}},
+
+	// ---- TopK: k attribute (1) → K input (10) → largest/sorted (11) ----
+	{name: "TopK-1/k_attribute", op: "TopK", opset: 1, attrs: optest.A{"k": 2},
+		in: []*tensor.Tensor{f32(sh(4), 1, 4, 2, 3)}, want: []*tensor.Tensor{f32(sh(2), 4, 3), i64(sh(2), 1, 3)}},
+	{name: "TopK-10/k_input", op: "TopK", opset: 10,
+		in: []*tensor.Tensor{f32(sh(4), 1, 4, 2, 3), i64(sh(1), 2)}, want: []*tensor.Tensor{f32(sh(2), 4, 3), i64(sh(2), 1, 3)}},
+	{name: "TopK-11/smallest", op: "TopK", opset: 11, attrs: optest.A{"largest": 0},
+		in: []*tensor.Tensor{f32(sh(4), 1, 4, 2, 3), i64(sh(1), 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2), i64(sh(2), 0, 2)}},
+
+	// ---- Tile: tiles and axis inputs (1) → repeats (6) ----
+	{name: "Tile-1/tiles_axis_inputs", op: "Tile", opset: 1,
+		in:   []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), i64(sh(), 2), i64(sh(), 1)},
+		want: []*tensor.Tensor{f32(sh(2, 4), 1, 2, 1, 2, 3, 4, 3, 4)}},
+	{name: "Tile-6/repeats", op: "Tile", opset: 6,
+		in:   []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), i64(sh(2), 2, 1)},
+		want: []*tensor.Tensor{f32(sh(4, 2), 1, 2, 3, 4, 1, 2, 3, 4)}},
+
+	// ---- Reshape: shape attribute (1) → input (5) → allowzero (14) ----
+	{name: "Reshape-1/shape_attribute", op: "Reshape", opset: 1, attrs: optest.A{"shape": []int64{3, -1}},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(3, 2), seq(6)...)}},
+	{name: "Reshape-5/zero_copies_dim", op: "Reshape", opset: 5,
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...), i64(sh(2), 0, -1)}, want: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}},
+	{name: "Reshape-14/allowzero", op: "Reshape", opset: 14, attrs: optest.A{"allowzero": 1},
+		in: []*tensor.Tensor{zeros(0, 3), i64(sh(2), 3, 0)}, want: []*tensor.Tensor{zeros(3, 0)}},
+	{name: "Reshape-13/zero_copies_even_if_empty", op: "Reshape", opset: 13,
+		in: []*tensor.Tensor{zeros(0, 3), i64(sh(2), 3, 0)}, err: "Reshape"},
+
+	// ---- Flatten: axis in [0, rank] (1) → negative axis (11) ----
+	{name: "Flatten-1/default_axis", op: "Flatten", opset: 1,
+		in: []*tensor.Tensor{zeros(2, 3, 4)}, want: []*tensor.Tensor{zeros(2, 12)}},
+	{name: "Flatten-11/negative_axis", op: "Flatten", opset: 11, attrs: optest.A{"axis": -1},
+		in: []*tensor.Tensor{zeros(2, 3, 4)}, want: []*tensor.Tensor{zeros(6, 4)}},
+
+	// ---- Cast-1: `to` is a string naming the type ----
+	{name: "Cast-1/to_string", op: "Cast", opset: 1, attrs: optest.A{"to": "INT32"},
+		in: []*tensor.Tensor{f32(sh(2), 1.7, -1.7)}, want: []*tensor.Tensor{i32(sh(2), 1, -1)}},
+	{name: "Cast-6/to_int", op: "Cast", opset: 6, attrs: optest.A{"to": int(tensor.Int32)},
+		in: []*tensor.Tensor{f32(sh(2), 1.7, -1.7)}, want: []*tensor.Tensor{i32(sh(2), 1, -1)}},
+
+	// ---- ArgMax: select_last_index (12) ----
+	{name: "ArgMax-11/first_max", op: "ArgMax", opset: 11, attrs: optest.A{"keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(3), 1, 3, 3)}, want: []*tensor.Tensor{i64(sh(), 1)}},
+	{name: "ArgMax-12/select_last_index", op: "ArgMax", opset: 12, attrs: optest.A{"keepdims": 0, "select_last_index": 1},
+		in: []*tensor.Tensor{f32(sh(3), 1, 3, 3)}, want: []*tensor.Tensor{i64(sh(), 2)}},
+
+	// ---- DepthToSpace: DCR only (1), mode CRD (11) ----
+	{name: "DepthToSpace-1/DCR", op: "DepthToSpace", opset: 1, attrs: optest.A{"blocksize": 2},
+		in: []*tensor.Tensor{f32(sh(1, 8, 1, 1), seq(8)...)}, want: []*tensor.Tensor{f32(sh(1, 2, 2, 2), 0, 2, 4, 6, 1, 3, 5, 7)}},
+	{name: "DepthToSpace-11/CRD", op: "DepthToSpace", opset: 11, attrs: optest.A{"blocksize": 2, "mode": "CRD"},
+		in: []*tensor.Tensor{f32(sh(1, 8, 1, 1), seq(8)...)}, want: []*tensor.Tensor{f32(sh(1, 2, 2, 2), seq(8)...)}},
+
+	// ---- OneHot: indices outside [0, depth) are all off (9); negative indices count from the back (11) ----
+	{name: "OneHot-9/negative_index_all_off", op: "OneHot", opset: 9,
+		in:   []*tensor.Tensor{i64(sh(2), -1, 1), tensor.Scalar[int64](3), f32(sh(2), 0, 1)},
+		want: []*tensor.Tensor{f32(sh(2, 3), 0, 0, 0, 0, 1, 0)}},
+	{name: "OneHot-11/negative_index", op: "OneHot", opset: 11,
+		in:   []*tensor.Tensor{i64(sh(2), -1, 1), tensor.Scalar[int64](3), f32(sh(2), 0, 1)},
+		want: []*tensor.Tensor{f32(sh(2, 3), 0, 0, 1, 0, 1, 0)}},
+
+	// ---- Pooling ----
+	// LpPool-1 and GlobalLpPool-1 take p as a float; 2 as an int.
+	{name: "LpPool-1/p_float", op: "LpPool", opset: 1, attrs: optest.A{"kernel_shape": []int64{1, 2}, "p": float32(2)},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5)}},
+	{name: "LpPool-2/p_int", op: "LpPool", opset: 2, attrs: optest.A{"kernel_shape": []int64{1, 2}, "p": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 3, -4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 7)}},
+	{name: "GlobalLpPool-1/p_float", op: "GlobalLpPool", opset: 1, attrs: optest.A{"p": float32(2)},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5)}},
+	{name: "GlobalLpPool-2/p_int", op: "GlobalLpPool", opset: 2, attrs: optest.A{"p": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 3, -4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 7)}},
+	// AveragePool-1 excludes pads from the count; 7 adds count_include_pad.
+	{name: "AveragePool-1/pads_not_counted", op: "AveragePool", opset: 1, attrs: optest.A{"kernel_shape": []int64{1, 2}, "pads": []int64{0, 1, 0, 0}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 2, 4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 2, 3)}},
+	{name: "AveragePool-7/count_include_pad", op: "AveragePool", opset: 7, attrs: optest.A{"kernel_shape": []int64{1, 2}, "pads": []int64{0, 1, 0, 0}, "count_include_pad": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 2, 4)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 3)}},
+	// MaxPool-8: Indices output, storage_order 1 = column-major (index h + w*H).
+	{name: "MaxPool-8/indices_column_major", op: "MaxPool", opset: 8, attrs: optest.A{"kernel_shape": []int64{2, 3}, "storage_order": 1},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 2, 3), 1, 2, 9, 3, 4, 5)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 9), i64(sh(1, 1, 1, 1), 4)}},
+	{name: "MaxPool-8/indices_row_major", op: "MaxPool", opset: 8, attrs: optest.A{"kernel_shape": []int64{2, 3}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 2, 3), 1, 2, 9, 3, 4, 5)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 9), i64(sh(1, 1, 1, 1), 2)}},
+	// MaxPool-10: ceil_mode.
+	{name: "MaxPool-10/ceil_mode", op: "MaxPool", opset: 10, attrs: optest.A{"kernel_shape": []int64{1, 2}, "strides": []int64{1, 2}, "ceil_mode": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 5, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 5, 2)}},
+	{name: "MaxPool-8/floor_output", op: "MaxPool", opset: 8, attrs: optest.A{"kernel_shape": []int64{1, 2}, "strides": []int64{1, 2}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 5, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5)}},
+
+	// ---- Normalisation ----
+	// BatchNormalization < 9 with spatial = 0: statistics per activation, shaped (C, D1, ...).
+	// y = (x - mean) / sqrt(var + 1e-5) with x - mean = 1, var = 1: 1/sqrt(1.00001) = 0.999995.
+	{name: "BatchNormalization-7/spatial_0", op: "BatchNormalization", opset: 7, attrs: optest.A{"spatial": 0},
+		in: []*tensor.Tensor{f32(sh(1, 2, 1, 2), 1, 2, 3, 4), f32(sh(2, 1, 2), 1, 1, 1, 1), zeros(2, 1, 2),
+			f32(sh(2, 1, 2), 0, 1, 2, 3), f32(sh(2, 1, 2), 1, 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 2, 1, 2), 0.999995, 0.999995, 0.999995, 0.999995)}},
+	{name: "BatchNormalization-6/spatial_default_1", op: "BatchNormalization", opset: 6, attrs: optest.A{"is_test": 1, "epsilon": float32(0)},
+		in:   []*tensor.Tensor{f32(sh(1, 2, 1, 2), 1, 2, 3, 4), f32(sh(2), 1, 2), f32(sh(2), 0, 10), f32(sh(2), 1, 3), f32(sh(2), 1, 4)},
+		want: []*tensor.Tensor{f32(sh(1, 2, 1, 2), 0, 1, 10, 11)}},
+	{name: "BatchNormalization-1/consumed_inputs_is_test", op: "BatchNormalization", opset: 1,
+		attrs: optest.A{"is_test": 1, "epsilon": float32(0), "consumed_inputs": []int64{0, 0, 0, 1, 1}},
+		in:    []*tensor.Tensor{f32(sh(1, 2, 1, 2), 1, 2, 3, 4), f32(sh(2), 1, 2), f32(sh(2), 0, 10), f32(sh(2), 1, 3), f32(sh(2), 1, 4)},
+		want:  []*tensor.Tensor{f32(sh(1, 2, 1, 2), 0, 1, 10, 11)}},
+	{name: "InstanceNormalization-1/consumed_inputs", op: "InstanceNormalization", opset: 1,
+		attrs: optest.A{"consumed_inputs": []int64{0, 0, 0}},
+		in:    []*tensor.Tensor{f32(sh(1, 1, 2), 1, 3), f32(sh(1), 1), f32(sh(1), 0)},
+		want:  []*tensor.Tensor{f32(sh(1, 1, 2), -0.999995, 0.999995)}},
+	// GroupNormalization-18: scale and bias per group; 21: per channel.
+	// Groups {1,3} and {5,7}: mean 2 / 6, variance 1, epsilon 0 → -1, 1.
+	{name: "GroupNormalization-18/scale_per_group", op: "GroupNormalization", opset: 18, attrs: optest.A{"num_groups": 2, "epsilon": float32(0)},
+		in:   []*tensor.Tensor{f32(sh(1, 4, 1, 1), 1, 3, 5, 7), f32(sh(2), 1, 2), f32(sh(2), 0, 10)},
+		want: []*tensor.Tensor{f32(sh(1, 4, 1, 1), -1, 1, 8, 12)}},
+	{name: "GroupNormalization-21/scale_per_channel", op: "GroupNormalization", opset: 21, attrs: optest.A{"num_groups": 2, "epsilon": float32(0)},
+		in:   []*tensor.Tensor{f32(sh(1, 4, 1, 1), 1, 3, 5, 7), f32(sh(4), 1, 3, 2, 2), f32(sh(4), 0, 0, 10, 10)},
+		want: []*tensor.Tensor{f32(sh(1, 4, 1, 1), -1, 3, 8, 12)}},
+	{name: "GroupNormalization-21/per_group_scale_refused", op: "GroupNormalization", opset: 21, attrs: optest.A{"num_groups": 2, "epsilon": float32(0)},
+		in: []*tensor.Tensor{f32(sh(1, 4, 1, 1), 1, 3, 5, 7), f32(sh(2), 1, 2), f32(sh(2), 0, 10)}, err: "scale"},
+
+	// ---- Dropout: inference is the identity; the mask is T before 10, bool from 10 ----
+	{name: "Dropout-7/mask_is_T", op: "Dropout", opset: 7,
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2), f32(sh(2), 1, 1)}},
+	{name: "Dropout-10/mask_is_bool", op: "Dropout", opset: 10,
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2), bools(sh(2), true, true)}},
+	{name: "Dropout-6/is_test", op: "Dropout", opset: 6, attrs: optest.A{"is_test": 1},
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2)}},
+
+	// ---- Upsample: height/width_scale (1) → scales attribute (7) → scales input (9) ----
+	{name: "Upsample-1/height_width_scale", op: "Upsample", opset: 1, attrs: optest.A{"height_scale": float32(2), "width_scale": float32(2)},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 2, 4), 1, 1, 2, 2, 1, 1, 2, 2)}},
+	{name: "Upsample-7/scales_attribute", op: "Upsample", opset: 7, attrs: optest.A{"scales": []float32{1, 1, 1, 3}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 6), 1, 1, 1, 2, 2, 2)}},
+	{name: "Upsample-9/scales_input", op: "Upsample", opset: 9,
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(4), 1, 1, 2, 1)}, want: []*tensor.Tensor{f32(sh(1, 1, 2, 2), 1, 2, 1, 2)}},
+
+	// ---- RoiAlign: output_half_pixel (10) → coordinate_transformation_mode, default half_pixel (16) ----
+	// X[h, w] = w on a 4×4 map; RoI (0, 0, 2, 2), one bin, one sample at the bin centre:
+	// 10: x = 0 + 1 = 1; 16: corners shifted by -0.5, x = 0.5.
+	{name: "RoiAlign-10/output_half_pixel", op: "RoiAlign", opset: 10,
+		attrs: optest.A{"output_height": 1, "output_width": 1, "sampling_ratio": 1},
+		in:    []*tensor.Tensor{f32(sh(1, 1, 4, 4), 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3), f32(sh(1, 4), 0, 0, 2, 2), i64(sh(1), 0)},
+		want:  []*tensor.Tensor{f32(sh(1, 1, 1, 1), 1)}},
+	{name: "RoiAlign-16/half_pixel_default", op: "RoiAlign", opset: 16,
+		attrs: optest.A{"output_height": 1, "output_width": 1, "sampling_ratio": 1},
+		in:    []*tensor.Tensor{f32(sh(1, 1, 4, 4), 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3), f32(sh(1, 4), 0, 0, 2, 2), i64(sh(1), 0)},
+		want:  []*tensor.Tensor{f32(sh(1, 1, 1, 1), 0.5)}},
+
+	// ---- GridSample: modes bilinear/bicubic (16) renamed linear/cubic (20) ----
+	{name: "GridSample-16/bilinear", op: "GridSample", opset: 16, attrs: optest.A{"mode": "bilinear", "align_corners": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 0, 10), f32(sh(1, 1, 1, 2), 0, 0)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5)}},
+	{name: "GridSample-20/linear", op: "GridSample", opset: 20, attrs: optest.A{"mode": "linear", "align_corners": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 0, 10), f32(sh(1, 1, 1, 2), 0, 0)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5)}},
+	{name: "GridSample-20/bilinear_refused", op: "GridSample", opset: 20, attrs: optest.A{"mode": "bilinear"},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 0, 10), f32(sh(1, 1, 1, 2), 0, 0)}, err: "bilinear"},
+
+	// ---- DFT: axis attribute (17) → axis input, default -2 (20) ----
+	// DFT of [1, 2]: [3, -1] (real), imaginary parts 0.
+	{name: "DFT-17/axis_attribute", op: "DFT", opset: 17, attrs: optest.A{"axis": 1},
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), 3, 0, -1, 0)}},
+	{name: "DFT-20/axis_input", op: "DFT", opset: 20,
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2), nil, i64(sh(), 1)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), 3, 0, -1, 0)}},
+
+	// ---- Constant: value_* attributes (12) ----
+	{name: "Constant-12/value_float", op: "Constant", opset: 12, attrs: optest.A{"value_float": float32(2.5)},
+		want: []*tensor.Tensor{f32(sh(), 2.5)}},
+	{name: "Constant-12/value_ints", op: "Constant", opset: 12, attrs: optest.A{"value_ints": []int64{1, 2}},
+		want: []*tensor.Tensor{i64(sh(2), 1, 2)}},
+
+	// ---- Shape: start/end (15) ----
+	{name: "Shape-15/start_end", op: "Shape", opset: 15, attrs: optest.A{"start": 1, "end": -1},
+		in: []*tensor.Tensor{zeros(2, 3, 4)}, want: []*tensor.Tensor{i64(sh(1), 3)}},
+
+	// ---- Mod: fmod (10) ----
+	{name: "Mod-10/integer_sign_of_divisor", op: "Mod", opset: 10,
+		in: []*tensor.Tensor{i64(sh(2), -4, 4), i64(sh(2), 3, -3)}, want: []*tensor.Tensor{i64(sh(2), 2, -2)}},
+	{name: "Mod-10/fmod_sign_of_dividend", op: "Mod", opset: 10, attrs: optest.A{"fmod": 1},
+		in: []*tensor.Tensor{f32(sh(2), -4, 4), f32(sh(2), 3, -3)}, want: []*tensor.Tensor{f32(sh(2), -1, 1)}},
+
+	// ---- Round: half to even (11) ----
+	{name: "Round-11/half_to_even", op: "Round", opset: 11,
+		in: []*tensor.Tensor{f32(sh(4), 0.5, 1.5, 2.5, -2.5)}, want: []*tensor.Tensor{f32(sh(4), 0, 2, 2, -2)}},
+}
+
+// TestVersionSemantics runs versionCases.
+func TestVersionSemantics(t *testing.T) {
+	for _, c := range versionCases {
+		t.Run(c.name, func(t *testing.T) {
+			nOut := max(len(c.want), 1)
+			outs, err := optest.Run(optest.Call{Op: c.op, Opset: c.opset, Attrs: c.attrs, In: c.in, NOut: nOut})
+			if c.err != "" {
+				if err == nil {
+					t.Fatalf("ran, want an error mentioning %q; outputs %v", c.err, outs)
+				}
+				if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.err)) {
+					t.Fatalf("error %q does not mention %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(outs) < len(c.want) {
+				t.Fatalf("%d outputs, want %d", len(outs), len(c.want))
+			}
+			for i, w := range c.want {
+				if w != nil {
+					expectClose(t, i, outs[i], w)
+				}
+			}
+		})
+	}
+}
+
+// expectClose compares dtype, shape and values; floats within 1e-6
+// relative (tighter than optest.Expect, so that Selu-1's and Selu-6's
+// defaults, 4e-5 apart, are told apart).
+func expectClose(t *testing.T, i int, got, want *tensor.Tensor) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("output %d missing", i)
+	}
+	if got.DType() != want.DType() || !equalShape(got.Shape(), want.Shape()) {
+		t.Fatalf("output %d: got %s%v, want %s%v", i, got.DType(), got.Shape(), want.DType(), want.Shape())
+	}
+	if want.DType() == tensor.Float || want.DType() == tensor.Double {
+		g, _ := got.Float64s()
+		w, _ := want.Float64s()
+		for j := range w {
+			if math.Abs(g[j]-w[j]) > 1e-6*math.Max(1, math.Abs(w[j])) {
+				t.Fatalf("output %d: got %v, want %v", i, g, w)
+			}
+		}
+		return
+	}
+	if gs, ws := got.String(), want.String(); gs != ws {
+		t.Fatalf("output %d: got %s, want %s", i, gs, ws)
+	}
+}
+
+func equalShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
