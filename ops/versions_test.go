@@ -586,6 +586,62 @@ var versionCases = []vcase{
 	{name: "Pad-13/bool_constant", op: "Pad", opset: 13,
 		in:   []*tensor.Tensor{bools(sh(1), false), i64(sh(2), 1, 0), tensor.Scalar(true)},
 		want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	// ---- more negative axes (11) and empty-set results (13) of reductions ----
+	{name: "ReduceMax-11/negative_axis", op: "ReduceMax", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 3)}, want: []*tensor.Tensor{f32(sh(2), 2, 4)}},
+	{name: "ReduceMin-11/negative_axis", op: "ReduceMin", opset: 11, attrs: optest.A{"axes": []int64{-2}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 0)}, want: []*tensor.Tensor{f32(sh(2), 1, 0)}},
+	{name: "ReduceMean-11/negative_axis", op: "ReduceMean", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 3)}, want: []*tensor.Tensor{f32(sh(2), 1.5, 3.5)}},
+	{name: "ReduceProd-11/negative_axis", op: "ReduceProd", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 3)}, want: []*tensor.Tensor{f32(sh(2), 2, 12)}},
+	{name: "ReduceSumSquare-11/negative_axis", op: "ReduceSumSquare", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 4, 3)}, want: []*tensor.Tensor{f32(sh(2), 5, 25)}},
+	{name: "ReduceLogSum-11/negative_axis", op: "ReduceLogSum", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(1, 2), 0.5, 0.5)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "ReduceLogSumExp-11/negative_axis", op: "ReduceLogSumExp", opset: 11, attrs: optest.A{"axes": []int64{-1}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(1, 2), 0, 0)}, want: []*tensor.Tensor{f32(sh(1), 0.6931472)}},
+	{name: "ReduceL1-13/empty_is_zero", op: "ReduceL1", opset: 13, attrs: optest.A{"axes": []int64{0}, "keepdims": 0},
+		in: []*tensor.Tensor{zeros(0, 1)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "ReduceL2-13/empty_is_zero", op: "ReduceL2", opset: 13, attrs: optest.A{"axes": []int64{0}, "keepdims": 0},
+		in: []*tensor.Tensor{zeros(0, 1)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "ReduceSumSquare-13/empty_is_zero", op: "ReduceSumSquare", opset: 13, attrs: optest.A{"axes": []int64{0}, "keepdims": 0},
+		in: []*tensor.Tensor{zeros(0, 1)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "ReduceLogSum-13/empty_is_minus_inf", op: "ReduceLogSum", opset: 13, attrs: optest.A{"axes": []int64{0}, "keepdims": 0},
+		in: []*tensor.Tensor{zeros(0, 1)}, want: []*tensor.Tensor{f32(sh(1), float32(math.Inf(-1)))}},
+
+	// ---- Slice-11: negative axes, INT_MIN end when slicing backward ----
+	{name: "Slice-11/negative_axis_int_min_end", op: "Slice", opset: 11,
+		in:   []*tensor.Tensor{f32(sh(3), 0, 1, 2), i64(sh(1), -1), i64(sh(1), math.MinInt64), i64(sh(1), -1), i64(sh(1), -1)},
+		want: []*tensor.Tensor{f32(sh(3), 2, 1, 0)}},
+
+	// ---- types added at 14: small integers ----
+	{name: "Add-14/uint8", op: "Add", opset: 14,
+		in: []*tensor.Tensor{tensor.Of(sh(2), []uint8{1, 250}), tensor.Of(sh(2), []uint8{3, 4})}, want: []*tensor.Tensor{tensor.Of(sh(2), []uint8{4, 254})}},
+	{name: "Mul-14/int8", op: "Mul", opset: 14,
+		in: []*tensor.Tensor{tensor.Of(sh(2), []int8{-3, 5}), tensor.Of(sh(2), []int8{4, 5})}, want: []*tensor.Tensor{tensor.Of(sh(2), []int8{-12, 25})}},
+	{name: "Sub-14/uint16", op: "Sub", opset: 14,
+		in: []*tensor.Tensor{tensor.Of(sh(1), []uint16{500}), tensor.Of(sh(1), []uint16{200})}, want: []*tensor.Tensor{tensor.Of(sh(1), []uint16{300})}},
+	{name: "Div-14/int16", op: "Div", opset: 14,
+		in: []*tensor.Tensor{tensor.Of(sh(1), []int16{-7}), tensor.Of(sh(1), []int16{2})}, want: []*tensor.Tensor{tensor.Of(sh(1), []int16{-3})}},
+
+	// ---- defaults stated in 11: strides 1 ----
+	{name: "MaxPool-11/default_strides", op: "MaxPool", opset: 11, attrs: optest.A{"kernel_shape": []int64{1, 2}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 5, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 5, 5)}},
+	{name: "MaxUnpool-11/default_strides", op: "MaxUnpool", opset: 11, attrs: optest.A{"kernel_shape": []int64{1, 2}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 5), i64(sh(1, 1, 1, 1), 1)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 0, 5)}},
+	// Conv-11 SAME_UPPER: output ceil(4 / 2) = 2, total pad (2-1)·2 + 3 - 4 = 1, at the end.
+	{name: "Conv-11/auto_pad_same_upper", op: "Conv", opset: 11, attrs: optest.A{"auto_pad": "SAME_UPPER", "strides": []int64{1, 2}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 2, 3, 4), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 6, 7)}},
+	// SAME_LOWER puts the odd pad at the beginning: windows (pad, 1, 2) and (2, 3, 4).
+	{name: "Conv-11/auto_pad_same_lower", op: "Conv", opset: 11, attrs: optest.A{"auto_pad": "SAME_LOWER", "strides": []int64{1, 2}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 2, 3, 4), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 3, 9)}},
+
+	// ---- Transpose-25: perm values must lie in [0, rank-1] ----
+	{name: "Transpose-25/perm_out_of_range", op: "Transpose", opset: 25, attrs: optest.A{"perm": []int64{0, 2}},
+		in: []*tensor.Tensor{zeros(2, 3)}, err: "perm"},
 }
 
 // TestVersionSemantics runs versionCases.
