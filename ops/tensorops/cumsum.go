@@ -30,7 +30,7 @@ func buildCumulative(name string, product bool) op.Builder {
 				return nil, op.Errorf("%s needs x and axis", name)
 			}
 			x := in[0]
-			av, err := scalarInt(in[1], "axis")
+			av, err := opsutil.ScalarInt(in[1], "axis")
 			if err != nil {
 				return nil, err
 			}

@@ -27,11 +27,11 @@ func buildTile(n *op.Node) (any, error) {
 			if len(in) < 3 || in[2] == nil {
 				return nil, op.Errorf("Tile-1 needs tiles and axis inputs")
 			}
-			t, err := scalarInt(in[1], "tiles")
+			t, err := opsutil.ScalarInt(in[1], "tiles")
 			if err != nil {
 				return nil, err
 			}
-			ax, err := scalarInt(in[2], "axis")
+			ax, err := opsutil.ScalarInt(in[2], "axis")
 			if err != nil {
 				return nil, err
 			}

@@ -40,7 +40,7 @@ func buildTopK(n *op.Node) (any, error) {
 			if len(in) < 2 || in[1] == nil {
 				return nil, op.Errorf("TopK needs the K input")
 			}
-			v, err := scalarInt(in[1], "K")
+			v, err := opsutil.ScalarInt(in[1], "K")
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ func buildTrilu(n *op.Node) (any, error) {
 		}
 		var k int64
 		if len(in) > 1 && in[1] != nil {
-			if k, err = scalarInt(in[1], "k"); err != nil {
+			if k, err = opsutil.ScalarInt(in[1], "k"); err != nil {
 				return nil, err
 			}
 		}
