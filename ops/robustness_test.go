@@ -23,8 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
+	"github.com/gort-dev/gort/ops/internal/modeltest"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -381,40 +380,16 @@ func runConfig(domain, name string, version int, c config) (int, error, string) 
 // to show how many configurations reached a kernel and ran through.
 var outcomes = map[string]int{}
 
-// buildModel returns the serialized one-node model, its feeds and its outputs.
+// buildModel returns the serialized one-node model (every input fed, the
+// outputs untyped: a tensor of any dtype or a sequence), its feeds and its
+// outputs.
 func buildModel(domain, name string, version int, c config) ([]byte, map[string]tensor.Value, []string) {
-	g := &pb.GraphProto{Name: "robust"}
-	feeds := map[string]tensor.Value{}
-	var inNames []string
-	for i, in := range c.inputs {
-		if in == nil {
-			inNames = append(inNames, "")
-			continue
-		}
-		nm := fmt.Sprintf("x%d", i)
-		inNames = append(inNames, nm)
-		g.Input = append(g.Input, &pb.ValueInfoProto{Name: nm, Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
-			TensorType: &pb.TypeProto_Tensor{ElemType: int32(in.DType())}}}})
-		feeds[nm] = in
-	}
-	var outNames []string
-	for i := 0; i < c.nOut; i++ {
-		nm := fmt.Sprintf("y%d", i)
-		outNames = append(outNames, nm)
-		// No type: the output may be a tensor of any dtype or a sequence.
-		g.Output = append(g.Output, &pb.ValueInfoProto{Name: nm})
-	}
-	g.Node = []*pb.NodeProto{{Name: "n", OpType: name, Domain: domain, Input: inNames, Output: outNames, Attribute: c.attrs}}
-	opsets := []*pb.OperatorSetIdProto{{Domain: "", Version: int64(version)}}
-	if domain != "" {
-		opsets = []*pb.OperatorSetIdProto{{Domain: "", Version: 21}, {Domain: domain, Version: int64(version)}}
-	}
-	m := &pb.ModelProto{IrVersion: 10, OpsetImport: opsets, Graph: g}
-	data, err := proto.Marshal(m)
+	data, feeds, outs, err := modeltest.Build(modeltest.Node{Domain: domain, Op: name, Opset: version, Attrs: c.attrs,
+		In: c.inputs, Fed: len(c.inputs), NOut: c.nOut})
 	if err != nil {
 		panic(err)
 	}
-	return data, feeds, outNames
+	return data, feeds, outs
 }
 
 // gen makes pseudo-random inputs.

@@ -20,7 +20,7 @@ import (
 const MaxBytes = 1 << 30
 
 // A is a test's attributes: int → INT, float32 → FLOAT, string → STRING,
-// []int64 → INTS, []float32 → FLOATS, []string → STRINGS, *tensor.Tensor → TENSOR.
+// []int64 or []int → INTS, []float32 → FLOATS, []string → STRINGS, *tensor.Tensor → TENSOR.
 type A map[string]any
 
 // Attrs converts a test's attributes to attribute protos; it panics on a
@@ -38,6 +38,11 @@ func Attrs(kv A) map[string]*pb.AttributeProto {
 			a.Type, a.S = pb.AttributeProto_STRING, []byte(x)
 		case []int64:
 			a.Type, a.Ints = pb.AttributeProto_INTS, x
+		case []int:
+			a.Type = pb.AttributeProto_INTS
+			for _, v := range x {
+				a.Ints = append(a.Ints, int64(v))
+			}
 		case []float32:
 			a.Type, a.Floats = pb.AttributeProto_FLOATS, x
 		case []string:
