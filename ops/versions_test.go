@@ -37,6 +37,11 @@ func bools(shape []int, v ...bool) *tensor.Tensor  { return tensor.Of(shape, v) 
 func sh(d ...int) []int                            { return d }
 func zeros(d ...int) *tensor.Tensor                { return tensor.New(tensor.Float, d...) }
 
+// f16 is a float16 tensor (stored as float32; the values must be exact in float16).
+func f16(shape []int, v ...float32) *tensor.Tensor {
+	return tensor.Of(shape, v).WithDType(tensor.Float16)
+}
+
 func seq(n int) []float32 {
 	v := make([]float32, n)
 	for i := range v {
@@ -642,6 +647,22 @@ var versionCases = []vcase{
 	// ---- Transpose-25: perm values must lie in [0, rank-1] ----
 	{name: "Transpose-25/perm_out_of_range", op: "Transpose", opset: 25, attrs: optest.A{"perm": []int64{0, 2}},
 		in: []*tensor.Tensor{zeros(2, 3)}, err: "perm"},
+	// ---- Range: float16 from 27, with stash_type ----
+	// stash_type 0 accumulates in float16: 2048 + 1 = 2049 is a tie between 2048 and 2050 and
+	// rounds to even, 2048, so the sequence never moves.
+	{name: "Range-27/float16_stash_0_accumulates", op: "Range", opset: 27, attrs: optest.A{"stash_type": 0},
+		in:   []*tensor.Tensor{f16(sh(), 2048), f16(sh(), 2052), f16(sh(), 1)},
+		want: []*tensor.Tensor{f16(sh(4), 2048, 2048, 2048, 2048)}},
+	{name: "Range-11/float16_refused", op: "Range", opset: 11,
+		in: []*tensor.Tensor{f16(sh(), 0), f16(sh(), 2), f16(sh(), 1)}, err: "float16"},
+
+	// ---- CastLike: saturate (19) for float8 targets: 1000 saturates to 448 (0x7E) or becomes NaN (0x7F) ----
+	{name: "CastLike-19/saturate_default", op: "CastLike", opset: 19,
+		in:   []*tensor.Tensor{f32(sh(1), 1000), tensor.Of(sh(1), []uint8{0}).WithDType(tensor.Float8E4M3FN)},
+		want: []*tensor.Tensor{tensor.Of(sh(1), []uint8{0x7E}).WithDType(tensor.Float8E4M3FN)}},
+	{name: "CastLike-19/saturate_0", op: "CastLike", opset: 19, attrs: optest.A{"saturate": 0},
+		in:   []*tensor.Tensor{f32(sh(1), 1000), tensor.Of(sh(1), []uint8{0}).WithDType(tensor.Float8E4M3FN)},
+		want: []*tensor.Tensor{tensor.Of(sh(1), []uint8{0x7F}).WithDType(tensor.Float8E4M3FN)}},
 }
 
 // TestVersionSemantics runs versionCases.
