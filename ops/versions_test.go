@@ -663,6 +663,25 @@ var versionCases = []vcase{
 	{name: "CastLike-19/saturate_0", op: "CastLike", opset: 19, attrs: optest.A{"saturate": 0},
 		in:   []*tensor.Tensor{f32(sh(1), 1000), tensor.Of(sh(1), []uint8{0}).WithDType(tensor.Float8E4M3FN)},
 		want: []*tensor.Tensor{tensor.Of(sh(1), []uint8{0x7F}).WithDType(tensor.Float8E4M3FN)}},
+	// ---- first versions: defaults and modes a converter from an old opset meets ----
+	// Upsample is asymmetric (x / scale), linear clamps at the edge: positions 0, 0.5, 1, 1.5 of [1, 3].
+	{name: "Upsample-1/bilinear", op: "Upsample", opset: 1, attrs: optest.A{"height_scale": float32(1), "width_scale": float32(2), "mode": "bilinear"},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 3)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 2, 3, 3)}},
+	{name: "Upsample-7/linear", op: "Upsample", opset: 7, attrs: optest.A{"scales": []float32{1, 1, 1, 2}, "mode": "linear"},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 3)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 2, 3, 3)}},
+	{name: "Split-1/split_attribute", op: "Split", opset: 1, attrs: optest.A{"split": []int64{1, 4}},
+		in: []*tensor.Tensor{f32(sh(5), seq(5)...)}, want: []*tensor.Tensor{f32(sh(1), 0), f32(sh(4), 1, 2, 3, 4)}},
+	{name: "Squeeze-1/no_axes_squeezes_all_ones", op: "Squeeze", opset: 1,
+		in: []*tensor.Tensor{f32(sh(1, 2, 1), 1, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2)}},
+	{name: "Transpose-1/default_perm_reverses", op: "Transpose", opset: 1,
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...)}, want: []*tensor.Tensor{f32(sh(3, 2), 0, 3, 1, 4, 2, 5)}},
+	{name: "ArgMax-1/defaults_axis0_keepdims", op: "ArgMax", opset: 1,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 4, 3, 2)}, want: []*tensor.Tensor{i64(sh(1, 2), 1, 0)}},
+	{name: "SpaceToDepth-1/blocks", op: "SpaceToDepth", opset: 1, attrs: optest.A{"blocksize": 2},
+		in: []*tensor.Tensor{f32(sh(1, 1, 2, 2), 0, 1, 2, 3)}, want: []*tensor.Tensor{f32(sh(1, 4, 1, 1), 0, 1, 2, 3)}},
+	// LRN-1 defaults alpha 1e-4, beta 0.75, bias 1: y = x / (1 + 1e-4/size · x²)^0.75 with size 1, x = 10: 10 / 1.01^0.75.
+	{name: "LRN-1/defaults", op: "LRN", opset: 1, attrs: optest.A{"size": 1},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 10)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 9.9256503)}},
 }
 
 // TestVersionSemantics runs versionCases.
