@@ -682,6 +682,26 @@ var versionCases = []vcase{
 	// LRN-1 defaults alpha 1e-4, beta 0.75, bias 1: y = x / (1 + 1e-4/size · x²)^0.75 with size 1, x = 10: 10 / 1.01^0.75.
 	{name: "LRN-1/defaults", op: "LRN", opset: 1, attrs: optest.A{"size": 1},
 		in: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 10)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 9.9256503)}},
+	// ---- ConvTranspose-11: where an odd total padding goes ----
+	// X [1, 2], W [1, 1, 1], stride 2: the full output is [1, 1, 3, 2, 2] (length 5); a requested
+	// length of 4 leaves total padding 1. 11's formula: SAME_UPPER puts total/2 = 0 at the
+	// start, anything else (NOTSET with output_shape, SAME_LOWER) puts total - total/2 = 1 there.
+	{name: "ConvTranspose-11/output_shape_odd_pad_at_start", op: "ConvTranspose", opset: 11, attrs: optest.A{"strides": []int64{1, 2}, "output_shape": []int64{1, 4}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 3, 2, 2)}},
+	{name: "ConvTranspose-11/same_upper_odd_pad_at_end", op: "ConvTranspose", opset: 11, attrs: optest.A{"strides": []int64{1, 2}, "auto_pad": "SAME_UPPER"},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 1, 3, 2)}},
+	{name: "ConvTranspose-11/same_lower_odd_pad_at_start", op: "ConvTranspose", opset: 11, attrs: optest.A{"strides": []int64{1, 2}, "auto_pad": "SAME_LOWER"},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 3, 2, 2)}}, // ConvTranspose-1: `auto_pads != SAME_UPPER` gives pads[start] = total/2, so NOTSET with
+	// output_shape puts the odd unit at the end: [1, 1, 3, 2].
+	{name: "ConvTranspose-1/output_shape_odd_pad_at_end", op: "ConvTranspose", opset: 1, attrs: optest.A{"strides": []int64{1, 2}, "output_shape": []int64{1, 4}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 1, 3, 2)}},
+	{name: "ConvTranspose-1/output_shape_even_pad", op: "ConvTranspose", opset: 1, attrs: optest.A{"strides": []int64{1, 2}, "output_shape": []int64{1, 3}},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 3, 2)}},
 }
 
 // TestVersionSemantics runs versionCases.
