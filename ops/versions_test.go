@@ -789,7 +789,7 @@ func TestOpVersionsDoc(t *testing.T) {
 	cite := regexp.MustCompile("`TestVersionSemantics/([^`]+)`")
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Split(line, "|")
-		if len(f) != 7 || strings.TrimSpace(f[1]) == "op" || strings.HasPrefix(strings.TrimSpace(f[1]), "---") {
+		if len(f) != 8 || strings.TrimSpace(f[1]) == "op" || strings.HasPrefix(strings.TrimSpace(f[1]), "---") {
 			continue
 		}
 		rows[strings.TrimSpace(f[1])+"-"+strings.TrimSpace(f[2])]++
