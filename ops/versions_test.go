@@ -37,6 +37,10 @@ func bools(shape []int, v ...bool) *tensor.Tensor  { return tensor.Of(shape, v) 
 func sh(d ...int) []int                            { return d }
 func zeros(d ...int) *tensor.Tensor                { return tensor.New(tensor.Float, d...) }
 
+// ci is a consumed_inputs attribute, the legacy optimisation hint of
+// version-1 ops that must be accepted and ignored.
+func ci(v ...int64) optest.A { return optest.A{"consumed_inputs": v} }
+
 // f16 is a float16 tensor (stored as float32; the values must be exact in float16).
 func f16(shape []int, v ...float32) *tensor.Tensor {
 	return tensor.Of(shape, v).WithDType(tensor.Float16)
@@ -702,6 +706,69 @@ var versionCases = []vcase{
 	{name: "ConvTranspose-1/output_shape_even_pad", op: "ConvTranspose", opset: 1, attrs: optest.A{"strides": []int64{1, 2}, "output_shape": []int64{1, 3}},
 		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), f32(sh(1, 1, 1, 3), 1, 1, 1)},
 		want: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 3, 2)}},
+	// ---- version 1 of the unary and variadic ops: `consumed_inputs` accepted and ignored ----
+	{name: "Abs-1/consumed_inputs", op: "Abs", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), -2, 3)}, want: []*tensor.Tensor{f32(sh(2), 2, 3)}},
+	{name: "Ceil-1/consumed_inputs", op: "Ceil", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 1.2, -1.2)}, want: []*tensor.Tensor{f32(sh(2), 2, -1)}},
+	{name: "Floor-1/consumed_inputs", op: "Floor", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 1.8, -1.2)}, want: []*tensor.Tensor{f32(sh(2), 1, -2)}},
+	{name: "Neg-1/consumed_inputs", op: "Neg", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 2, -3)}, want: []*tensor.Tensor{f32(sh(2), -2, 3)}},
+	{name: "Reciprocal-1/consumed_inputs", op: "Reciprocal", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 4, -0.5)}, want: []*tensor.Tensor{f32(sh(2), 0.25, -2)}},
+	{name: "Sqrt-1/consumed_inputs", op: "Sqrt", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 9, 0.25)}, want: []*tensor.Tensor{f32(sh(2), 3, 0.5)}},
+	{name: "Exp-1/consumed_inputs", op: "Exp", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 0, 1)}, want: []*tensor.Tensor{f32(sh(2), 1, 2.7182817)}},
+	{name: "Log-1/consumed_inputs", op: "Log", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 1, 2.7182817)}, want: []*tensor.Tensor{f32(sh(2), 0, 1)}},
+	{name: "Sigmoid-1/consumed_inputs", op: "Sigmoid", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0.5)}},
+	{name: "Tanh-1/consumed_inputs", op: "Tanh", opset: 1, attrs: ci(0), in: []*tensor.Tensor{f32(sh(2), 0, 1)}, want: []*tensor.Tensor{f32(sh(2), 0, 0.7615942)}},
+	{name: "Max-1/consumed_inputs", op: "Max", opset: 1, attrs: ci(0, 0), in: []*tensor.Tensor{f32(sh(2), 1, 5), f32(sh(2), 3, 2)}, want: []*tensor.Tensor{f32(sh(2), 3, 5)}},
+	{name: "Min-1/consumed_inputs", op: "Min", opset: 1, attrs: ci(0, 0), in: []*tensor.Tensor{f32(sh(2), 1, 5), f32(sh(2), 3, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2)}},
+	{name: "Mean-1/consumed_inputs", op: "Mean", opset: 1, attrs: ci(0, 0), in: []*tensor.Tensor{f32(sh(2), 1, 5), f32(sh(2), 3, 2)}, want: []*tensor.Tensor{f32(sh(2), 2, 3.5)}},
+	{name: "Sub-1/equal_shapes", op: "Sub", opset: 1, attrs: ci(0, 0), in: []*tensor.Tensor{f32(sh(2), 5, 1), f32(sh(2), 2, 3)}, want: []*tensor.Tensor{f32(sh(2), 3, -2)}},
+	{name: "Div-1/equal_shapes", op: "Div", opset: 1, attrs: ci(0, 0), in: []*tensor.Tensor{f32(sh(2), 6, 1), f32(sh(2), 3, 4)}, want: []*tensor.Tensor{f32(sh(2), 2, 0.25)}},
+	{name: "Or-1/no_broadcast", op: "Or", opset: 1, in: []*tensor.Tensor{bools(sh(2), true, false), bools(sh(2), false, false)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "Xor-1/no_broadcast", op: "Xor", opset: 1, in: []*tensor.Tensor{bools(sh(2), true, true), bools(sh(2), false, true)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "Less-1/no_broadcast", op: "Less", opset: 1, in: []*tensor.Tensor{f32(sh(2), 1, 3), f32(sh(2), 2, 2)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+
+	// ---- other first versions with no node-suite case ----
+	{name: "Gemm-1/c_same_shape", op: "Gemm", opset: 1, attrs: optest.A{"transB": 1},
+		in:   []*tensor.Tensor{f32(sh(1, 2), 1, 2), f32(sh(2, 2), 1, 1, 0, 1), f32(sh(1, 2), 10, 20)},
+		want: []*tensor.Tensor{f32(sh(1, 2), 13, 22)}},
+	{name: "MatMul-1/batched", op: "MatMul", opset: 1,
+		in:   []*tensor.Tensor{f32(sh(2, 1, 2), 1, 2, 3, 4), f32(sh(2, 1), 1, 1)},
+		want: []*tensor.Tensor{f32(sh(2, 1, 1), 3, 7)}},
+	{name: "Gather-1/axis1", op: "Gather", opset: 1, attrs: optest.A{"axis": 1},
+		in: []*tensor.Tensor{f32(sh(2, 3), seq(6)...), i64(sh(2), 2, 0)}, want: []*tensor.Tensor{f32(sh(2, 2), 2, 0, 5, 3)}},
+	{name: "Shape-1/whole_shape", op: "Shape", opset: 1, in: []*tensor.Tensor{zeros(2, 3)}, want: []*tensor.Tensor{i64(sh(2), 2, 3)}},
+	{name: "Size-1/element_count", op: "Size", opset: 1, in: []*tensor.Tensor{zeros(2, 3)}, want: []*tensor.Tensor{i64(sh(), 6)}},
+	{name: "Softplus-1/ln_1_plus_exp", op: "Softplus", opset: 1, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0.6931472)}},
+	{name: "Softsign-1/x_over_1_plus_abs", op: "Softsign", opset: 1, in: []*tensor.Tensor{f32(sh(2), 1, -3)}, want: []*tensor.Tensor{f32(sh(2), 0.5, -0.75)}},
+	{name: "LpNormalization-1/defaults_p2_last_axis", op: "LpNormalization", opset: 1,
+		in: []*tensor.Tensor{f32(sh(2, 2), 3, 4, 0, 2)}, want: []*tensor.Tensor{f32(sh(2, 2), 0.6, 0.8, 0, 1)}},
+	{name: "GlobalAveragePool-1/mean", op: "GlobalAveragePool", opset: 1,
+		in: []*tensor.Tensor{f32(sh(1, 2, 1, 2), 1, 3, 5, 9)}, want: []*tensor.Tensor{f32(sh(1, 2, 1, 1), 2, 7)}},
+	{name: "GlobalMaxPool-1/max", op: "GlobalMaxPool", opset: 1,
+		in: []*tensor.Tensor{f32(sh(1, 2, 1, 2), 1, 3, 5, 9)}, want: []*tensor.Tensor{f32(sh(1, 2, 1, 1), 3, 9)}},
+	// MVN-9 default axes (0, 2, 3): per channel over N, H, W; [1, 3] → mean 2, std 1.
+	{name: "MeanVarianceNormalization-9/default_axes", op: "MeanVarianceNormalization", opset: 9,
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 3)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), -1, 1)}},
+	{name: "ThresholdedRelu-10/default_alpha_1", op: "ThresholdedRelu", opset: 10,
+		in: []*tensor.Tensor{f32(sh(3), 0.5, 1, 2)}, want: []*tensor.Tensor{f32(sh(3), 0, 0, 2)}},
+	// HardSwish: x · max(0, min(1, x/6 + 1/2)).
+	{name: "HardSwish-14/formula", op: "HardSwish", opset: 14,
+		in: []*tensor.Tensor{f32(sh(3), -4, 1, 3)}, want: []*tensor.Tensor{f32(sh(3), 0, 0.6666667, 3)}},
+	{name: "Celu-12/default_alpha", op: "Celu", opset: 12,
+		in: []*tensor.Tensor{f32(sh(2), -1, 2)}, want: []*tensor.Tensor{f32(sh(2), -0.63212056, 2)}},
+	{name: "Sign-9/signs", op: "Sign", opset: 9, in: []*tensor.Tensor{f32(sh(3), -2, 0, 5)}, want: []*tensor.Tensor{f32(sh(3), -1, 0, 1)}},
+	{name: "IsInf-10/detect_negative_only", op: "IsInf", opset: 10, attrs: optest.A{"detect_positive": 0},
+		in:   []*tensor.Tensor{f32(sh(3), float32(math.Inf(1)), float32(math.Inf(-1)), 1)},
+		want: []*tensor.Tensor{bools(sh(3), false, true, false)}},
+	{name: "IsNaN-9/nan", op: "IsNaN", opset: 9, in: []*tensor.Tensor{f32(sh(2), float32(math.NaN()), 1)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "GreaterOrEqual-12/ties", op: "GreaterOrEqual", opset: 12, in: []*tensor.Tensor{f32(sh(2), 1, 2), f32(sh(2), 1, 3)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "LessOrEqual-12/ties", op: "LessOrEqual", opset: 12, in: []*tensor.Tensor{f32(sh(2), 1, 4), f32(sh(2), 1, 3)}, want: []*tensor.Tensor{bools(sh(2), true, false)}},
+	{name: "NonZero-9/row_major_indices", op: "NonZero", opset: 9,
+		in: []*tensor.Tensor{f32(sh(2, 2), 0, 1, 1, 0)}, want: []*tensor.Tensor{i64(sh(2, 2), 0, 1, 1, 0)}},
+	{name: "Expand-8/bidirectional", op: "Expand", opset: 8,
+		in: []*tensor.Tensor{f32(sh(2, 1), 1, 2), i64(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2, 2), 1, 1, 2, 2)}},
+	{name: "Det-11/2x2", op: "Det", opset: 11, in: []*tensor.Tensor{f32(sh(2, 2), 3, 1, 4, 2)}, want: []*tensor.Tensor{f32(sh(), 2)}},
+	{name: "Compress-9/no_axis_flattens", op: "Compress", opset: 9,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), bools(sh(3), false, true, true)}, want: []*tensor.Tensor{f32(sh(2), 2, 3)}},
 }
 
 // TestVersionSemantics runs versionCases.
