@@ -769,6 +769,25 @@ var versionCases = []vcase{
 	{name: "Det-11/2x2", op: "Det", opset: 11, in: []*tensor.Tensor{f32(sh(2, 2), 3, 1, 4, 2)}, want: []*tensor.Tensor{f32(sh(), 2)}},
 	{name: "Compress-9/no_axis_flattens", op: "Compress", opset: 9,
 		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), bools(sh(3), false, true, true)}, want: []*tensor.Tensor{f32(sh(2), 2, 3)}},
+	// ---- assorted later changes ----
+	// BatchNormalization-15: scale and B (T1) and mean and var (T2) may differ in type from X.
+	// (2 - 1) / sqrt(1) · 2 + 1 = 3.
+	{name: "BatchNormalization-15/mixed_types", op: "BatchNormalization", opset: 15, attrs: optest.A{"epsilon": float32(0)},
+		in:   []*tensor.Tensor{f16(sh(1, 1, 1, 1), 2), f32(sh(1), 2), f32(sh(1), 1), f16(sh(1), 1), f16(sh(1), 1)},
+		want: []*tensor.Tensor{f16(sh(1, 1, 1, 1), 3)}},
+	// LpPool-11 SAME_UPPER: output ceil(3 / 1) = 3, total pad 1 at the end: windows (3, 4), (4, 0), (0, pad).
+	{name: "LpPool-11/auto_pad_same_upper", op: "LpPool", opset: 11, attrs: optest.A{"kernel_shape": []int64{1, 2}, "p": 2, "auto_pad": "SAME_UPPER"},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 3, 4, 0)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 5, 4, 0)}},
+	{name: "Mod-13/fmod_float", op: "Mod", opset: 13, attrs: optest.A{"fmod": 1},
+		in: []*tensor.Tensor{f32(sh(2), 5.5, -5.5), f32(sh(2), 2, 2)}, want: []*tensor.Tensor{f32(sh(2), 1.5, -1.5)}},
+	// Cast-13 states: ±0.0 to false, everything else (NaN included) to true.
+	{name: "Cast-13/float_to_bool", op: "Cast", opset: 13, attrs: optest.A{"to": int(tensor.Bool)},
+		in: []*tensor.Tensor{f32(sh(4), 0, float32(math.Copysign(0, -1)), 0.5, float32(math.NaN()))}, want: []*tensor.Tensor{bools(sh(4), false, false, true, true)}},
+	// Resize-13: roi and scales optional. sizes 4 from 2, half_pixel, round_prefer_floor:
+	// x_original = (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25 → 0, 0, 1, 1.
+	{name: "Resize-13/roi_scales_omitted", op: "Resize", opset: 13, attrs: optest.A{"mode": "nearest"},
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), nil, nil, i64(sh(4), 1, 1, 1, 4)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 1, 2, 2)}},
 }
 
 // TestVersionSemantics runs versionCases.
