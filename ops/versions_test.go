@@ -788,6 +788,70 @@ var versionCases = []vcase{
 	{name: "Resize-13/roi_scales_omitted", op: "Resize", opset: 13, attrs: optest.A{"mode": "nearest"},
 		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 2), 1, 2), nil, nil, i64(sh(4), 1, 1, 1, 4)},
 		want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 1, 1, 2, 2)}},
+	// ---- first versions of trigonometric and other unary functions (7, 9), at points known exactly ----
+	{name: "Sin-7/zero", op: "Sin", opset: 7, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Cos-7/zero", op: "Cos", opset: 7, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 1)}},
+	{name: "Tan-7/zero", op: "Tan", opset: 7, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Asin-7/one", op: "Asin", opset: 7, in: []*tensor.Tensor{f32(sh(1), 1)}, want: []*tensor.Tensor{f32(sh(1), 1.5707964)}},
+	{name: "Acos-7/one", op: "Acos", opset: 7, in: []*tensor.Tensor{f32(sh(1), 1)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Atan-7/one", op: "Atan", opset: 7, in: []*tensor.Tensor{f32(sh(1), 1)}, want: []*tensor.Tensor{f32(sh(1), 0.7853982)}},
+	{name: "Sinh-9/zero", op: "Sinh", opset: 9, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Cosh-9/zero", op: "Cosh", opset: 9, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 1)}},
+	{name: "Asinh-9/zero", op: "Asinh", opset: 9, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Acosh-9/one", op: "Acosh", opset: 9, in: []*tensor.Tensor{f32(sh(1), 1)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Atanh-9/zero", op: "Atanh", opset: 9, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	{name: "Erf-9/zero", op: "Erf", opset: 9, in: []*tensor.Tensor{f32(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(1), 0)}},
+	// mish(1) = tanh(ln(1 + e)).
+	{name: "Mish-18/one", op: "Mish", opset: 18, in: []*tensor.Tensor{f32(sh(2), 0, 1)}, want: []*tensor.Tensor{f32(sh(2), 0, 0.86509839)}},
+
+	// ---- Clip-1: a bound without its attribute does not clip (Clip-6 defaults to ±3.402823e+38) ----
+	{name: "Clip-1/absent_bound_unbounded", op: "Clip", opset: 1, attrs: optest.A{"min": float32(0), "consumed_inputs": []int64{0}},
+		in:   []*tensor.Tensor{f32(sh(3), -1, 2, float32(math.Inf(1)))},
+		want: []*tensor.Tensor{f32(sh(3), 0, 2, float32(math.Inf(1)))}},
+
+	// ---- more version-1 defaults ----
+	{name: "ArgMin-1/defaults_axis0_keepdims", op: "ArgMin", opset: 1,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 4, 3, 2)}, want: []*tensor.Tensor{i64(sh(1, 2), 0, 1)}},
+	{name: "LogSoftmax-1/coerced_2d", op: "LogSoftmax", opset: 1,
+		in: []*tensor.Tensor{zeros(1, 2, 2)}, want: []*tensor.Tensor{f32(sh(1, 2, 2), -1.3862944, -1.3862944, -1.3862944, -1.3862944)}},
+	{name: "ReduceMean-1/no_axes_keepdims", op: "ReduceMean", opset: 1,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 2.5)}},
+	{name: "ReduceMax-1/axes_attribute", op: "ReduceMax", opset: 1, attrs: optest.A{"axes": []int64{0}, "keepdims": 0},
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 5, 3, 4)}, want: []*tensor.Tensor{f32(sh(2), 3, 5)}},
+	{name: "Constant-1/value", op: "Constant", opset: 1, attrs: optest.A{"value": f32(sh(2), 1.5, -2)},
+		want: []*tensor.Tensor{f32(sh(2), 1.5, -2)}},
+	{name: "Dropout-1/is_test_consumed_inputs", op: "Dropout", opset: 1, attrs: optest.A{"is_test": 1, "consumed_inputs": []int64{0}},
+		in: []*tensor.Tensor{f32(sh(2), 1, 2)}, want: []*tensor.Tensor{f32(sh(2), 1, 2)}},
+	{name: "Conv-1/basic", op: "Conv", opset: 1,
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 2, 3), f32(sh(1, 1, 1, 2), 1, -1)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), -1, -1)}},
+	{name: "MaxPool-1/basic", op: "MaxPool", opset: 1, attrs: optest.A{"kernel_shape": []int64{1, 2}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 5, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 5, 5)}},
+	{name: "MaxUnpool-9/strides", op: "MaxUnpool", opset: 9, attrs: optest.A{"kernel_shape": []int64{1, 2}, "strides": []int64{1, 2}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 1, 2), 5, 7), i64(sh(1, 1, 1, 2), 1, 2)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 4), 0, 5, 7, 0)}},
+
+	// ---- first versions of indexing ops: negative indices from the start (11) ----
+	{name: "GatherElements-11/negative_index", op: "GatherElements", opset: 11, attrs: optest.A{"axis": 1},
+		in: []*tensor.Tensor{f32(sh(1, 3), 1, 2, 3), i64(sh(1, 2), -1, 0)}, want: []*tensor.Tensor{f32(sh(1, 2), 3, 1)}},
+	{name: "ScatterElements-11/negative_index", op: "ScatterElements", opset: 11,
+		in: []*tensor.Tensor{f32(sh(3), 1, 2, 3), i64(sh(1), -3), f32(sh(1), 9)}, want: []*tensor.Tensor{f32(sh(3), 9, 2, 3)}},
+	{name: "ScatterND-11/rows", op: "ScatterND", opset: 11,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), i64(sh(1, 1), 1), f32(sh(1, 2), 8, 9)}, want: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 8, 9)}},
+	{name: "GatherND-11/pairs", op: "GatherND", opset: 11,
+		in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4), i64(sh(2, 2), 1, 0, 0, 1)}, want: []*tensor.Tensor{f32(sh(2), 3, 2)}},
+
+	// ---- losses (12): mean reduction by default ----
+	// NLL picks -input[n][target[n]]: -(-2) = 2.
+	{name: "NegativeLogLikelihoodLoss-12/mean", op: "NegativeLogLikelihoodLoss", opset: 12,
+		in: []*tensor.Tensor{f32(sh(1, 2), -0.5, -2), i64(sh(1), 1)}, want: []*tensor.Tensor{f32(sh(), 2)}},
+	// Equal scores: -log(1/2).
+	{name: "SoftmaxCrossEntropyLoss-12/mean", op: "SoftmaxCrossEntropyLoss", opset: 12,
+		in: []*tensor.Tensor{f32(sh(1, 2), 0, 0), i64(sh(1), 0)}, want: []*tensor.Tensor{f32(sh(), 0.6931472)}},
+
+	// ---- NonMaxSuppression-10: a duplicate box is suppressed ----
+	{name: "NonMaxSuppression-10/duplicate_suppressed", op: "NonMaxSuppression", opset: 10,
+		in:   []*tensor.Tensor{f32(sh(1, 2, 4), 0, 0, 1, 1, 0, 0, 1, 1), f32(sh(1, 1, 2), 0.8, 0.9), i64(sh(1), 10), f32(sh(1), 0.5)},
+		want: []*tensor.Tensor{i64(sh(1, 3), 0, 0, 1)}},
 }
 
 // TestVersionSemantics runs versionCases.
