@@ -852,6 +852,18 @@ var versionCases = []vcase{
 	{name: "NonMaxSuppression-10/duplicate_suppressed", op: "NonMaxSuppression", opset: 10,
 		in:   []*tensor.Tensor{f32(sh(1, 2, 4), 0, 0, 1, 1, 0, 0, 1, 1), f32(sh(1, 1, 2), 0.8, 0.9), i64(sh(1), 10), f32(sh(1), 0.5)},
 		want: []*tensor.Tensor{i64(sh(1, 3), 0, 0, 1)}},
+	// ---- GRU-14 / LSTM-14: layout 1 puts batch first in X, initial states and outputs ----
+	// All weights zero: every gate is sigmoid(0) = 1/2 and every candidate tanh(0) = 0, so
+	// GRU: H1 = H0 / 2; LSTM: C1 = C0 / 2, H1 = tanh(C1) / 2. Batch 2, sequence 1, hidden 1.
+	{name: "GRU-14/layout_batch_first", op: "GRU", opset: 14, attrs: optest.A{"hidden_size": 1, "layout": 1},
+		in:   []*tensor.Tensor{zeros(2, 1, 1), zeros(1, 3, 1), zeros(1, 3, 1), nil, nil, f32(sh(2, 1, 1), 2, 4)},
+		want: []*tensor.Tensor{f32(sh(2, 1, 1, 1), 1, 2), f32(sh(2, 1, 1), 1, 2)}},
+	{name: "LSTM-14/layout_batch_first", op: "LSTM", opset: 14, attrs: optest.A{"hidden_size": 1, "layout": 1},
+		in:   []*tensor.Tensor{zeros(2, 1, 1), zeros(1, 4, 1), zeros(1, 4, 1), nil, nil, zeros(2, 1, 1), f32(sh(2, 1, 1), 2, 4)},
+		want: []*tensor.Tensor{f32(sh(2, 1, 1, 1), 0.3807971, 0.4820138), f32(sh(2, 1, 1), 0.3807971, 0.4820138), f32(sh(2, 1, 1), 1, 2)}},
+	{name: "GRU-7/layout_seq_first", op: "GRU", opset: 7, attrs: optest.A{"hidden_size": 1},
+		in:   []*tensor.Tensor{zeros(1, 2, 1), zeros(1, 3, 1), zeros(1, 3, 1), nil, nil, f32(sh(1, 2, 1), 2, 4)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 2, 1), 1, 2), f32(sh(1, 2, 1), 1, 2)}},
 }
 
 // TestVersionSemantics runs versionCases.
