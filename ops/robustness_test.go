@@ -3,10 +3,14 @@ package ops_test
 // The robustness sweep: every registered operator, at every registered
 // version, is built into a one-node model and run on deterministic
 // pseudo-random inputs (counts, dtypes, ranks, empty dims) and attribute
-// values (good ones and obviously bad ones). Whatever the op makes of them,
-// the API must answer with a coded error that is not GORT_INTERNAL (a
-// recovered panic: a bug in gort), never panic, and finish quickly. The
-// conformance suite checks what ops compute; this checks how they fail.
+// values (good ones and obviously bad ones), and on mutations of valid
+// configurations taken from the node suite (robustness_seeds_test.go).
+// Whatever the op makes of them, the API must answer with a coded error
+// that is not GORT_INTERNAL (a recovered panic: a bug in gort), never
+// panic, and finish quickly. The sweep also counts how configurations
+// ended (ran / load error / run error) and holds them to floors
+// (checkTallies), so that it cannot pass by failing everything at load.
+// The conformance suite checks what ops compute; this checks how they fail.
 
 import (
 	"context"
