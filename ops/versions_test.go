@@ -16,7 +16,9 @@ import (
 	"testing"
 
 	"github.com/gort-dev/gort/ops/internal/optest"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -864,6 +866,10 @@ var versionCases = []vcase{
 	{name: "GRU-7/layout_seq_first", op: "GRU", opset: 7, attrs: optest.A{"hidden_size": 1},
 		in:   []*tensor.Tensor{zeros(1, 2, 1), zeros(1, 3, 1), zeros(1, 3, 1), nil, nil, f32(sh(1, 2, 1), 2, 4)},
 		want: []*tensor.Tensor{f32(sh(1, 1, 2, 1), 1, 2), f32(sh(1, 2, 1), 1, 2)}},
+	// ---- Constant-11: sparse_value (values [5] at flat index 1 of a [3] tensor) ----
+	{name: "Constant-11/sparse_value", op: "Constant", opset: 11,
+		attrs: optest.A{"sparse_value": &pb.SparseTensorProto{Values: protoconv.Proto("v", f32(sh(1), 5)), Indices: protoconv.Proto("i", i64(sh(1), 1)), Dims: []int64{3}}},
+		want:  []*tensor.Tensor{f32(sh(3), 0, 5, 0)}},
 }
 
 // TestVersionSemantics runs versionCases.
