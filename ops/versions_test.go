@@ -43,6 +43,11 @@ func zeros(d ...int) *tensor.Tensor                { return tensor.New(tensor.Fl
 // version-1 ops that must be accepted and ignored.
 func ci(v ...int64) optest.A { return optest.A{"consumed_inputs": v} }
 
+// e8m0 is a 1-D float8e8m0 tensor of the given codes.
+func e8m0(codes ...uint8) *tensor.Tensor {
+	return tensor.Of([]int{len(codes)}, codes).WithDType(tensor.Float8E8M0)
+}
+
 // f16 is a float16 tensor (stored as float32; the values must be exact in float16).
 func f16(shape []int, v ...float32) *tensor.Tensor {
 	return tensor.Of(shape, v).WithDType(tensor.Float16)
@@ -870,6 +875,17 @@ var versionCases = []vcase{
 	{name: "Constant-11/sparse_value", op: "Constant", opset: 11,
 		attrs: optest.A{"sparse_value": &pb.SparseTensorProto{Values: protoconv.Proto("v", f32(sh(1), 5)), Indices: protoconv.Proto("i", i64(sh(1), 1)), Dims: []int64{3}}},
 		want:  []*tensor.Tensor{f32(sh(3), 0, 5, 0)}},
+	// ---- CastLike-24: round_mode for float8e8m0 (powers of two, code = exponent + 127) ----
+	// 2.5 and 3 lie between 2 (0x80) and 4 (0x81): up → 4, 4; down → 2, 2; nearest → 2, 4 (3 is a tie, up).
+	{name: "CastLike-24/round_mode_up_default", op: "CastLike", opset: 24,
+		in:   []*tensor.Tensor{f32(sh(2), 2.5, 3), e8m0(0)},
+		want: []*tensor.Tensor{e8m0(0x81, 0x81)}},
+	{name: "CastLike-24/round_mode_down", op: "CastLike", opset: 24, attrs: optest.A{"round_mode": "down"},
+		in:   []*tensor.Tensor{f32(sh(2), 2.5, 3), e8m0(0)},
+		want: []*tensor.Tensor{e8m0(0x80, 0x80)}},
+	{name: "CastLike-24/round_mode_nearest", op: "CastLike", opset: 24, attrs: optest.A{"round_mode": "nearest"},
+		in:   []*tensor.Tensor{f32(sh(2), 2.5, 3), e8m0(0)},
+		want: []*tensor.Tensor{e8m0(0x80, 0x81)}},
 }
 
 // TestVersionSemantics runs versionCases.
