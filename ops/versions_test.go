@@ -886,6 +886,22 @@ var versionCases = []vcase{
 	{name: "CastLike-24/round_mode_nearest", op: "CastLike", opset: 24, attrs: optest.A{"round_mode": "nearest"},
 		in:   []*tensor.Tensor{f32(sh(2), 2.5, 3), e8m0(0)},
 		want: []*tensor.Tensor{e8m0(0x80, 0x81)}},
+	// ---- Quantize/DequantizeLinear: output_dtype (23), float8 inputs (19), float8e8m0 (24) ----
+	// x / scale = -2, 2: int8 with output_dtype (23); without it (21) the default uint8 saturates -2 to 0.
+	{name: "QuantizeLinear-23/output_dtype_int8", op: "QuantizeLinear", opset: 23, attrs: optest.A{"output_dtype": int(tensor.Int8)},
+		in: []*tensor.Tensor{f32(sh(2), -1, 1), f32(sh(), 0.5)}, want: []*tensor.Tensor{tensor.Of(sh(2), []int8{-2, 2})}},
+	{name: "QuantizeLinear-21/default_uint8", op: "QuantizeLinear", opset: 21,
+		in: []*tensor.Tensor{f32(sh(2), -1, 1), f32(sh(), 0.5)}, want: []*tensor.Tensor{tensor.Of(sh(2), []uint8{0, 2})}},
+	// y_scale may be float8e8m0 from 24: code 0x80 is 2^(128-127) = 2, so 4 and 6 quantize to 2 and 3.
+	{name: "QuantizeLinear-24/float8e8m0_scale", op: "QuantizeLinear", opset: 24,
+		in: []*tensor.Tensor{f32(sh(2), 4, 6), tensor.Of(sh(), []uint8{0x80}).WithDType(tensor.Float8E8M0)}, want: []*tensor.Tensor{tensor.Of(sh(2), []uint8{2, 3})}},
+	// float8e4m3fn 0x38 is 1.0 (exponent 7 - bias 7, mantissa 0); times scale 2.
+	{name: "DequantizeLinear-19/float8_input", op: "DequantizeLinear", opset: 19,
+		in: []*tensor.Tensor{tensor.Of(sh(1), []uint8{0x38}).WithDType(tensor.Float8E4M3FN), f32(sh(), 2)}, want: []*tensor.Tensor{f32(sh(1), 2)}},
+	{name: "DequantizeLinear-23/output_dtype_float16", op: "DequantizeLinear", opset: 23, attrs: optest.A{"output_dtype": int(tensor.Float16)},
+		in: []*tensor.Tensor{tensor.Of(sh(1), []int8{3}), f32(sh(), 0.5)}, want: []*tensor.Tensor{f16(sh(1), 1.5)}},
+	{name: "DequantizeLinear-24/float8e8m0_scale", op: "DequantizeLinear", opset: 24, attrs: optest.A{"output_dtype": int(tensor.Float)},
+		in: []*tensor.Tensor{tensor.Of(sh(1), []int8{3}), tensor.Of(sh(), []uint8{0x80}).WithDType(tensor.Float8E8M0)}, want: []*tensor.Tensor{f32(sh(1), 6)}},
 }
 
 // TestVersionSemantics runs versionCases.
