@@ -902,6 +902,58 @@ var versionCases = []vcase{
 		in: []*tensor.Tensor{tensor.Of(sh(1), []int8{3}), f32(sh(), 0.5)}, want: []*tensor.Tensor{f16(sh(1), 1.5)}},
 	{name: "DequantizeLinear-24/float8e8m0_scale", op: "DequantizeLinear", opset: 24, attrs: optest.A{"output_dtype": int(tensor.Float)},
 		in: []*tensor.Tensor{tensor.Of(sh(1), []int8{3}), tensor.Of(sh(), []uint8{0x80}).WithDType(tensor.Float8E8M0)}, want: []*tensor.Tensor{f32(sh(1), 6)}},
+	// ---- version 1 of the remaining reductions: no axes reduces everything, keepdims 1 ----
+	// X = [[1, 2], [3, 4]]: L1 10, L2 sqrt(30), LogSum ln 10, LogSumExp ln(e + e² + e³ + e⁴), Min 1, Prod 24, SumSquare 30.
+	{name: "ReduceL1-1/all_axes", op: "ReduceL1", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 10)}},
+	{name: "ReduceL2-1/all_axes", op: "ReduceL2", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 5.4772256)}},
+	{name: "ReduceLogSum-1/all_axes", op: "ReduceLogSum", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 2.3025851)}},
+	{name: "ReduceLogSumExp-1/all_axes", op: "ReduceLogSumExp", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 4.4401897)}},
+	{name: "ReduceMin-1/all_axes", op: "ReduceMin", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 1)}},
+	{name: "ReduceProd-1/all_axes", op: "ReduceProd", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 24)}},
+	{name: "ReduceSumSquare-1/all_axes", op: "ReduceSumSquare", opset: 1, in: []*tensor.Tensor{f32(sh(2, 2), 1, 2, 3, 4)}, want: []*tensor.Tensor{f32(sh(1, 1), 30)}},
+
+	// ---- first versions of quantized and region ops ----
+	// (3 - 1) · 0.5 = 1.
+	{name: "DequantizeLinear-10/zero_point", op: "DequantizeLinear", opset: 10,
+		in: []*tensor.Tensor{tensor.Of(sh(1), []uint8{3}), f32(sh(), 0.5), tensor.Of(sh(), []uint8{1})}, want: []*tensor.Tensor{f32(sh(1), 1)}},
+	// (2 - 0)·1 × (3 - 0)·1 = 6, requantized with scale 1, zero point 0.
+	{name: "QLinearMatMul-10/unit_scales", op: "QLinearMatMul", opset: 10,
+		in: []*tensor.Tensor{tensor.Of(sh(1, 1), []uint8{2}), f32(sh(), 1), tensor.Of(sh(), []uint8{0}),
+			tensor.Of(sh(1, 1), []uint8{3}), f32(sh(), 1), tensor.Of(sh(), []uint8{0}), f32(sh(), 1), tensor.Of(sh(), []uint8{0})},
+		want: []*tensor.Tensor{tensor.Of(sh(1, 1), []uint8{6})}},
+	{name: "MaxRoiPool-1/whole_map", op: "MaxRoiPool", opset: 1, attrs: optest.A{"pooled_shape": []int64{1, 1}},
+		in: []*tensor.Tensor{f32(sh(1, 1, 2, 2), 1, 2, 3, 4), f32(sh(1, 5), 0, 0, 0, 1, 1)}, want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 4)}},
+	// With zero offsets DeformConv is Conv: [1, 2, 3] with kernel [1, -1] gives [-1, -1].
+	{name: "DeformConv-19/zero_offsets", op: "DeformConv", opset: 19,
+		in:   []*tensor.Tensor{f32(sh(1, 1, 1, 3), 1, 2, 3), f32(sh(1, 1, 1, 2), 1, -1), zeros(1, 4, 1, 2)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 2), -1, -1)}},
+
+	// ---- version 1 of the recurrent layers (sequence first), hand-derived with tiny weights ----
+	// RNN: H1 = tanh(X·W + H0·R) = tanh(0 + 0.5·1).
+	{name: "RNN-1/recurrence", op: "RNN", opset: 1, attrs: optest.A{"hidden_size": 1},
+		in:   []*tensor.Tensor{zeros(1, 1, 1), zeros(1, 1, 1), f32(sh(1, 1, 1), 1), nil, nil, f32(sh(1, 1, 1), 0.5)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 1, 1), 0.46211716), f32(sh(1, 1, 1), 0.46211716)}},
+	{name: "GRU-1/zero_weights", op: "GRU", opset: 1, attrs: optest.A{"hidden_size": 1},
+		in:   []*tensor.Tensor{zeros(1, 2, 1), zeros(1, 3, 1), zeros(1, 3, 1), nil, nil, f32(sh(1, 2, 1), 2, 4)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 2, 1), 1, 2), f32(sh(1, 2, 1), 1, 2)}},
+	{name: "LSTM-1/zero_weights", op: "LSTM", opset: 1, attrs: optest.A{"hidden_size": 1},
+		in:   []*tensor.Tensor{zeros(1, 2, 1), zeros(1, 4, 1), zeros(1, 4, 1), nil, nil, zeros(1, 2, 1), f32(sh(1, 2, 1), 2, 4)},
+		want: []*tensor.Tensor{f32(sh(1, 1, 2, 1), 0.3807971, 0.4820138), f32(sh(1, 2, 1), 0.3807971, 0.4820138), f32(sh(1, 2, 1), 1, 2)}},
+
+	// ---- random generators: degenerate distributions are deterministic ----
+	{name: "RandomUniform-1/low_equals_high", op: "RandomUniform", opset: 1, attrs: optest.A{"shape": []int64{2}, "low": float32(2), "high": float32(2)},
+		want: []*tensor.Tensor{f32(sh(2), 2, 2)}},
+	{name: "RandomNormal-1/zero_scale", op: "RandomNormal", opset: 1, attrs: optest.A{"shape": []int64{2}, "mean": float32(3), "scale": float32(0)},
+		want: []*tensor.Tensor{f32(sh(2), 3, 3)}},
+	{name: "RandomUniformLike-1/input_shape", op: "RandomUniformLike", opset: 1, attrs: optest.A{"low": float32(1), "high": float32(1)},
+		in: []*tensor.Tensor{zeros(1, 2)}, want: []*tensor.Tensor{f32(sh(1, 2), 1, 1)}},
+	{name: "RandomNormalLike-1/input_shape", op: "RandomNormalLike", opset: 1, attrs: optest.A{"mean": float32(-1), "scale": float32(0)},
+		in: []*tensor.Tensor{zeros(2, 1)}, want: []*tensor.Tensor{f32(sh(2, 1), -1, -1)}},
+	{name: "Bernoulli-15/certain_probabilities", op: "Bernoulli", opset: 15,
+		in: []*tensor.Tensor{f32(sh(2), 0, 1)}, want: []*tensor.Tensor{f32(sh(2), 0, 1)}},
+	// Unnormalised log-probabilities (-inf, 0): every draw is class 1; int32 by default.
+	{name: "Multinomial-7/certain_class", op: "Multinomial", opset: 7, attrs: optest.A{"sample_size": 3},
+		in: []*tensor.Tensor{f32(sh(1, 2), float32(math.Inf(-1)), 0)}, want: []*tensor.Tensor{i32(sh(1, 3), 1, 1, 1)}},
 }
 
 // TestVersionSemantics runs versionCases.
