@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/internal/modeltest"
 	"github.com/gort-dev/gort/ops/internal/optest"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
@@ -1068,5 +1069,28 @@ func TestOpVersionsDoc(t *testing.T) {
 	}
 	for k := range rows {
 		t.Errorf("docs/op-versions.md has a row for %s, which is not registered", k)
+	}
+}
+
+// TestIf11BranchShapes: from If-11 the branches may produce tensors of
+// different shapes (If-1 required the same shape), so one node yields [1, 2]
+// or [3] depending on the condition.
+func TestIf11BranchShapes(t *testing.T) {
+	branch := func(name string, v *tensor.Tensor) *pb.AttributeProto {
+		g := &pb.GraphProto{Name: name,
+			Node:   []*pb.NodeProto{{OpType: "Constant", Output: []string{name + "_y"}, Attribute: []*pb.AttributeProto{{Name: "value", Type: pb.AttributeProto_TENSOR, T: protoconv.Proto("v", v)}}}},
+			Output: []*pb.ValueInfoProto{{Name: name + "_y"}}}
+		return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_GRAPH, G: g}
+	}
+	attrs := []*pb.AttributeProto{branch("then_branch", f32(sh(2), 1, 2)), branch("else_branch", f32(sh(1), 3))}
+	for _, c := range []struct {
+		cond bool
+		want *tensor.Tensor
+	}{{true, f32(sh(2), 1, 2)}, {false, f32(sh(1), 3)}} {
+		out, err := modeltest.Run(modeltest.Node{Op: "If", Opset: 11, Attrs: attrs, In: []*tensor.Tensor{tensor.Scalar(c.cond)}, Fed: 1})
+		if err != nil {
+			t.Fatalf("cond %v: %v", c.cond, err)
+		}
+		expectClose(t, 0, out[0], c.want)
 	}
 }
