@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench bench-go generate proto check wasm js fuzz
+.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
 
 all: build
 
@@ -29,7 +29,7 @@ run:
 # Everything CI runs.
 test: check test-go test-wasm test-diff test-js
 
-check:
+check: check-generated
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
@@ -95,13 +95,30 @@ generate: proto
 	$(GO) run ./tools/genschema
 
 proto:
-	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
-	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
-	cd runtime/onnxpb && protoc -I spec --go_out=. --go_opt=paths=source_relative \
-		--go_opt=Monnx.proto3=github.com/gort-dev/gort/runtime/onnxpb \
-		--go_opt=Monnx-data.proto=github.com/gort-dev/gort/runtime/onnxpb \
-		onnx.proto3 onnx-data.proto
-	# The protoc-gen-go types are for every build but gortlite (js/build.sh), which uses lite_gen.go.
-	cd runtime/onnxpb && sed -i '1i //go:build !gortlite\n' onnx.proto3.pb.go onnx-data.pb.go
+	$(PROTOC_SETUP)
+	$(call protoc_gen,$(CURDIR)/runtime/onnxpb)
 	rm -f runtime/onnxpb/wire_gen.go
 	$(GO) run ./tools/genpbwire
+
+# Installs protoc (apt) and the pinned protoc-gen-go when missing.
+PROTOC_SETUP = command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler); \
+	test -x "$$($(GO) env GOPATH)/bin/protoc-gen-go" && "$$($(GO) env GOPATH)/bin/protoc-gen-go" --version | grep -q ' $(PROTOC_GEN_GO_VERSION)$$' \
+	|| $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+
+# protoc_gen,DIR writes the protoc-gen-go bindings of runtime/onnxpb/spec into the absolute DIR. The protoc-gen-go
+# types are for every build but gortlite (js/build.sh), which uses lite_gen.go.
+protoc_gen = (cd runtime/onnxpb && PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc -I spec --go_out=$(1) \
+	--go_opt=paths=source_relative --go_opt=Monnx.proto3=github.com/gort-dev/gort/runtime/onnxpb \
+	--go_opt=Monnx-data.proto=github.com/gort-dev/gort/runtime/onnxpb onnx.proto3 onnx-data.proto) && \
+	(cd $(1) && sed -i '1i //go:build !gortlite\n' onnx.proto3.pb.go onnx-data.pb.go)
+
+# Fails when a generated file is stale: the spec table and the wire decoder / gortlite types are compared by
+# their generators' tests, the protobuf bindings by regenerating them into a temporary directory (the protoc
+# version line of their header is not compared, so another protoc 3.x release does not count as stale).
+check-generated:
+	$(GO) test -count=1 -run 'TestGeneratedFiles?UpToDate' ./tools/genspec/ ./tools/genpbwire/
+	$(PROTOC_SETUP)
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && $(call protoc_gen,$$tmp) && \
+	for f in onnx.proto3.pb.go onnx-data.pb.go; do \
+		diff -u -I '^// 	protoc  *v' runtime/onnxpb/$$f "$$tmp/$$f" >/dev/null || { echo "runtime/onnxpb/$$f is stale: run make proto"; exit 1; }; \
+	done

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"syscall/js"
 	"unsafe"
 
@@ -449,18 +448,6 @@ func checkRange(t *tensor.Tensor, lo, hi int) error {
 	return nil
 }
 
-// opsList names every registered operator as "domain.Op-v1,v2" (default domain without prefix).
-func opsList() []string {
-	var out []string
-	for _, d := range []string{"", "ai.onnx.ml", "ai.onnx.preview.training", "com.microsoft", "gort.test"} {
-		for _, name := range op.Default.Ops(d) {
-			full := name
-			if d != "" {
-				full = d + "." + name
-			}
-			out = append(out, fmt.Sprintf("%s-%v", full, op.Default.Versions(d, name)))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+// opsList names every registered operator as "domain.Op-[v1 v2]" (default
+// domain without prefix), over every domain the registry has.
+func opsList() []string { return op.Default.List() }

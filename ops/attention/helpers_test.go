@@ -1,17 +1,13 @@
 package attention_test
 
 import (
-	"context"
 	"fmt"
 	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
-	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/ops/internal/modeltest"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
-	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -39,52 +35,16 @@ func runOp(t *testing.T, opType string, opset int64, attrs []*pb.AttributeProto,
 }
 
 func tryOp(opType string, opset int64, attrs []*pb.AttributeProto, ins []*tensor.Tensor, nOut int) ([]*tensor.Tensor, error) {
-	return tryOpIn("", opType, []*pb.OperatorSetIdProto{{Version: opset}}, attrs, ins, nOut)
+	return modeltest.Run(modeltest.Node{Op: opType, Opset: int(opset), Attrs: attrs, In: ins, NOut: nOut})
 }
 
 // tryFlex runs ai.onnx.preview FlexAttention and returns Y.
 func tryFlex(attrs []*pb.AttributeProto, ins []*tensor.Tensor) (*tensor.Tensor, error) {
-	out, err := tryOpIn("ai.onnx.preview", "FlexAttention", []*pb.OperatorSetIdProto{{Version: 26}, {Domain: "ai.onnx.preview", Version: 1}}, attrs, ins, 1)
+	out, err := modeltest.Run(modeltest.Node{Domain: "ai.onnx.preview", Op: "FlexAttention", Opset: 1, DefaultOpset: 26, Attrs: attrs, In: ins})
 	if err != nil {
 		return nil, err
 	}
 	return out[0], nil
-}
-
-func tryOpIn(domain, opType string, opsets []*pb.OperatorSetIdProto, attrs []*pb.AttributeProto, ins []*tensor.Tensor, nOut int) ([]*tensor.Tensor, error) {
-	g := &pb.GraphProto{Name: "g"}
-	names := make([]string, len(ins))
-	for i, in := range ins {
-		if in == nil {
-			continue
-		}
-		names[i] = fmt.Sprintf("in%d", i)
-		g.Initializer = append(g.Initializer, protoconv.Proto(names[i], in))
-	}
-	var outs []string
-	for i := 0; i < nOut; i++ {
-		o := fmt.Sprintf("out%d", i)
-		outs = append(outs, o)
-		g.Output = append(g.Output, &pb.ValueInfoProto{Name: o})
-	}
-	g.Node = []*pb.NodeProto{{Domain: domain, OpType: opType, Input: names, Output: outs, Attribute: attrs}}
-	data, err := proto.Marshal(&pb.ModelProto{IrVersion: 10, OpsetImport: opsets, Graph: g})
-	if err != nil {
-		return nil, err
-	}
-	s, err := runtime.Load(data, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Run(context.Background(), nil)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*tensor.Tensor, nOut)
-	for i, o := range outs {
-		out[i] = res[o].(*tensor.Tensor)
-	}
-	return out, nil
 }
 
 // rnd returns n deterministic values in [-1, 1) (a small LCG), so tests need

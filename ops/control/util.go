@@ -193,14 +193,7 @@ func intScalar(v tensor.Value, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if t.Len() != 1 {
-		return 0, op.Errorf("%s must have one element, got shape %v", what, t.Shape())
-	}
-	is, err := t.Int64s()
-	if err != nil {
-		return 0, op.Errorf("%s: %v", what, err)
-	}
-	return is[0], nil
+	return opsutil.ScalarInt(t, what)
 }
 
 // declaredOutput returns the declared type of a subgraph output, used to

@@ -32,8 +32,14 @@ func init() {
 	}))
 	op.Register("Selu", []int{1, 6, 22}, func(n *op.Node) (any, error) {
 		a := &op.Attribs{N: n}
-		al := float64(a.Float("alpha", 1.67326319217681884765625))
-		g := float64(a.Float("gamma", 1.05070102214813232421875))
+		// Selu-1's defaults are the rounded 1.6732 and 1.0507; Selu-6 gave
+		// them every digit of float32.
+		dAlpha, dGamma := float32(1.67326319217681884765625), float32(1.05070102214813232421875)
+		if n.Version < 6 {
+			dAlpha, dGamma = 1.6732, 1.0507
+		}
+		al := float64(a.Float("alpha", dAlpha))
+		g := float64(a.Float("gamma", dGamma))
 		return floatKernel("Selu", lift(func(x float64) float64 {
 			if x <= 0 {
 				return g * (al*math.Exp(x) - al)

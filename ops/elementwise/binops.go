@@ -283,6 +283,23 @@ func isSignedT[T tensor.Number]() bool {
 
 // ---- PRelu ----
 
+// legacySlope applies PRelu-1/6's rule, from before numpy broadcasting: "If
+// Slope is of size 1, the value is shared across different channels",
+// otherwise a 1-D slope holds one value per channel (axis 1, as in Caffe2,
+// where the op comes from). Other slope shapes broadcast as in PRelu-7.
+func legacySlope(x, s *tensor.Tensor) *tensor.Tensor {
+	xs := x.Shape()
+	if s.Rank() != 1 || s.Len() == 1 || len(xs) < 2 || s.Len() != xs[1] {
+		return s
+	}
+	shape := make([]int, len(xs)-1)
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[0] = xs[1]
+	return s.Reshaped(shape)
+}
+
 func buildPRelu(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) != 2 || in[0] == nil || in[1] == nil {
@@ -291,6 +308,9 @@ func buildPRelu(n *op.Node) (any, error) {
 		x, s := in[0], in[1]
 		if err := checkSame(x, s); err != nil {
 			return nil, err
+		}
+		if n.Version < 7 {
+			s = legacySlope(x, s)
 		}
 		shape, err := broadcastShapes(x, s)
 		if err != nil || !slices.Equal(shape, x.Shape()) {

@@ -1,12 +1,16 @@
 package elementwise
 
 import (
+	"math"
+
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // Clip-1/6 take the bounds as float attributes; Clip-11+ take them as optional
-// scalar inputs of the data's dtype (integers from 12). Bounds apply as
+// scalar inputs of the data's dtype (integers from 12), an omitted bound
+// being the dtype's numeric limit (so ±Inf clip to the largest finite
+// value, as the spec's numeric_limits::lowest()/max() say). Bounds apply as
 // min(max(x, lo), hi) like numpy.clip, so lo > hi yields hi everywhere, and
 // NaN inputs stay NaN.
 
@@ -69,8 +73,12 @@ func buildClip(n *op.Node) (any, error) {
 		switch d := x.Data().(type) {
 		case []float32:
 			clipBounds(out, d, lo, hi)
+			clipFloatLimits(out, dt, lo, hi)
 		case []float64:
 			clipBounds(out, d, lo, hi)
+			if lo == nil || hi == nil {
+				clipT(out.F64(), out.F64(), -math.MaxFloat64, math.MaxFloat64, lo == nil, hi == nil)
+			}
 		case []int8:
 			clipBounds(out, d, lo, hi)
 		case []int16:
@@ -101,6 +109,33 @@ func clipBounds[T tensor.Number](out *tensor.Tensor, src []T, lo, hi *tensor.Ten
 		h = tensor.Data[T](hi)[0]
 	}
 	clipT(tensor.Data[T](out), src, l, h, lo != nil, hi != nil)
+}
+
+// clipFloatLimits clips float32-stored data whose bounds were omitted to the
+// dtype's finite range: Clip-11+ default min and max to
+// numeric_limits::lowest() and max(), so ±Inf become the largest finite
+// values (a NaN stays NaN).
+func clipFloatLimits(out *tensor.Tensor, dt tensor.DType, lo, hi *tensor.Tensor) {
+	var limit float32
+	switch dt {
+	case tensor.Float:
+		limit = math.MaxFloat32
+	case tensor.Float16:
+		limit = 65504
+	case tensor.BFloat16:
+		limit = 0x1.fep127 // 0x7f7f
+	default:
+		return
+	}
+	d := out.F32()
+	for i, v := range d {
+		if lo == nil && v < -limit {
+			d[i] = -limit
+		}
+		if hi == nil && v > limit {
+			d[i] = limit
+		}
+	}
 }
 
 func clipT[T tensor.Number](dst, src []T, lo, hi T, hasLo, hasHi bool) {

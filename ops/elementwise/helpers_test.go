@@ -1,32 +1,17 @@
 package elementwise
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"testing"
 
 	"github.com/gort-dev/gort/ops/internal/optest"
-	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // runOp resolves opType at the given opset like the loader does and runs it.
 func runOp(opType string, opset int, kv map[string]any, in ...*tensor.Tensor) ([]*tensor.Tensor, error) {
-	res := op.Default.Resolve("", opType, opset)
-	if res.Builder == nil {
-		return nil, fmt.Errorf("resolve: %s", res.Problem)
-	}
-	n := &op.Node{Name: opType, OpType: opType, Version: res.Version, Opset: opset, Attrs: optest.Attrs(kv)}
-	for range in {
-		n.Inputs = append(n.Inputs, "x")
-	}
-	n.Outputs = []string{"y"}
-	k, err := res.Builder(n)
-	if err != nil {
-		return nil, err
-	}
-	return k.(op.Kernel).Run(&op.Context{}, in)
+	return optest.Run(optest.Call{Op: opType, Opset: opset, Attrs: kv, In: in})
 }
 
 func mustRun(t *testing.T, opType string, opset int, kv map[string]any, in ...*tensor.Tensor) *tensor.Tensor {

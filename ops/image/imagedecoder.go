@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	op.Register("ImageDecoder", op.SpecVersions("", "ImageDecoder"), buildImageDecoder)
+	op.Register("ImageDecoder", []int{20}, buildImageDecoder)
 }
 
 type pixelFormat int

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Register("TensorScatter", op.SpecVersions("", "TensorScatter"), buildTensorScatter)
+	op.Register("TensorScatter", []int{24}, buildTensorScatter)
 }
 
 // buildTensorScatter copies past_cache and overwrites, for each batch entry,
@@ -59,7 +59,7 @@ func buildTensorScatter(n *op.Node) (any, error) {
 			copy(writes, v)
 		}
 		for _, w := range writes {
-			if w < 0 || mode == "linear" && w+int64(seqLen) > int64(maxLen) {
+			if w < 0 || mode == "linear" && w > int64(maxLen-seqLen) {
 				return nil, op.Errorf("write index %d with %d updates does not fit a cache of %d", w, seqLen, maxLen)
 			}
 		}
@@ -75,9 +75,11 @@ func buildTensorScatter(n *op.Node) (any, error) {
 		for b := 0; b < batch; b++ {
 			for o := 0; o < outer; o++ {
 				for s := 0; s < seqLen; s++ {
-					dst := int(writes[b]) + s
+					var dst int
 					if mode == "circular" {
-						dst %= maxLen
+						dst = int((writes[b]%int64(maxLen) + int64(s)) % int64(maxLen))
+					} else {
+						dst = int(writes[b]) + s
 					}
 					src := ((b*outer+o)*seqLen + s) * inner
 					dOff := ((b*outer+o)*maxLen + dst) * inner

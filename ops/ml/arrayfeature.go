@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "ArrayFeatureExtractor", op.SpecVersions(Domain, "ArrayFeatureExtractor"), buildArrayFeatureExtractor)
+	op.Default.Register(Domain, "ArrayFeatureExtractor", []int{1}, buildArrayFeatureExtractor)
 }
 
 // buildArrayFeatureExtractor selects columns (indices into the last dim) of

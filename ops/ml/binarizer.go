@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "Binarizer", op.SpecVersions(Domain, "Binarizer"), buildBinarizer)
+	op.Default.Register(Domain, "Binarizer", []int{1}, buildBinarizer)
 }
 
 // buildBinarizer maps x > threshold to 1 and everything else (NaN

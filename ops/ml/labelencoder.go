@@ -9,9 +9,8 @@ import (
 )
 
 func init() {
-	vs := op.SpecVersions(Domain, "LabelEncoder")
-	op.Default.Register(Domain, "LabelEncoder", vs[:1], buildLabelEncoderV1)
-	op.Default.Register(Domain, "LabelEncoder", vs[1:], buildLabelEncoder)
+	op.Default.Register(Domain, "LabelEncoder", []int{1}, buildLabelEncoderV1)
+	op.Default.Register(Domain, "LabelEncoder", []int{2, 4}, buildLabelEncoder)
 }
 
 // keyOf canonicalises element i of t as a map key. Integers and floats get

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "TreeEnsemble", op.SpecVersions(Domain, "TreeEnsemble"), buildTreeEnsemble)
+	op.Default.Register(Domain, "TreeEnsemble", []int{5}, buildTreeEnsemble)
 }
 
 // Node comparison modes of TreeEnsemble (nodes_modes).

@@ -6,9 +6,12 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// ConvTranspose-1/11/22 share semantics (11 clarified the auto_pad and
-// output_shape wording, 22 added bfloat16).
-func init() { op.Register("ConvTranspose", []int{1, 11, 22}, buildConvTranspose) }
+// ConvTranspose-11/22 share semantics (22 added bfloat16); version 1 places
+// an odd unit of output_shape padding differently (convtranspose_v1.go).
+func init() {
+	op.Register("ConvTranspose", []int{1}, buildConvTranspose1)
+	op.Register("ConvTranspose", []int{11, 22}, buildConvTranspose)
+}
 
 type convTAttrs struct {
 	convAttrs

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("BitCast", op.SpecVersions("", "BitCast"), buildBitCast)
+	op.Register("BitCast", []int{26}, buildBitCast)
 }
 
 // bitWidth is the wire width of an element type, which BitCast must preserve.

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("Det", op.SpecVersions("", "Det"), buildDet)
+	op.Register("Det", []int{11, 22}, buildDet)
 }
 
 // buildDet: determinants of the trailing [M, M] matrices, by LU

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("DynamicQuantizeLinear", op.SpecVersions("", "DynamicQuantizeLinear"), buildDynQuant)
+	op.Register("DynamicQuantizeLinear", []int{11}, buildDynQuant)
 }
 
 // buildDynQuant quantises float32 to uint8 with a scale and zero point

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("LpNormalization", op.SpecVersions("", "LpNormalization"), buildLpNorm)
+	op.Register("LpNormalization", []int{1, 22}, buildLpNorm)
 }
 
 // buildLpNorm divides each vector along axis by its L1 or L2 norm. A zero

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Register("Shrink", op.SpecVersions("", "Shrink"), buildShrink)
+	op.Register("Shrink", []int{9}, buildShrink)
 }
 
 // buildShrink: y = x+bias below -lambd, x-bias above lambd, 0 between (soft

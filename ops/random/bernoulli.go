@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("Bernoulli", op.SpecVersions("", "Bernoulli"), buildBernoulli)
+	op.Register("Bernoulli", []int{15, 22}, buildBernoulli)
 }
 
 // buildBernoulli draws 1 with probability p for each input element p. The

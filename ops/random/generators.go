@@ -8,10 +8,10 @@ import (
 )
 
 func init() {
-	op.Register("RandomUniform", op.SpecVersions("", "RandomUniform"), generator(false, uniform))
-	op.Register("RandomNormal", op.SpecVersions("", "RandomNormal"), generator(false, normal))
-	op.Register("RandomUniformLike", op.SpecVersions("", "RandomUniformLike"), generator(true, uniform))
-	op.Register("RandomNormalLike", op.SpecVersions("", "RandomNormalLike"), generator(true, normal))
+	op.Register("RandomUniform", []int{1, 22}, generator(false, uniform))
+	op.Register("RandomNormal", []int{1, 22}, generator(false, normal))
+	op.Register("RandomUniformLike", []int{1, 22}, generator(true, uniform))
+	op.Register("RandomNormalLike", []int{1, 22}, generator(true, normal))
 }
 
 // A distribution reads its parameters from the node and returns a sampler.

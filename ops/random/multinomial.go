@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("Multinomial", op.SpecVersions("", "Multinomial"), buildMultinomial)
+	op.Register("Multinomial", []int{7, 22}, buildMultinomial)
 }
 
 // buildMultinomial draws sample_size class indices per batch row from the

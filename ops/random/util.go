@@ -56,44 +56,8 @@ func floatDType(n *op.Node, def tensor.DType) (tensor.DType, error) {
 
 // fill stores v into t of any numeric or bool dtype (bool: v != 0).
 func fill(t *tensor.Tensor, v []float64) error {
-	switch d := t.Data().(type) {
-	case []float32:
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-	case []float64:
-		copy(d, v)
-	case []bool:
-		for i, x := range v {
-			d[i] = x != 0
-		}
-	case []int8:
-		conv(d, v)
-	case []int16:
-		conv(d, v)
-	case []int32:
-		conv(d, v)
-	case []int64:
-		conv(d, v)
-	case []uint8:
-		if t.DType().IsCodeType() {
-			return op.Errorf("output type %s is not supported", t.DType())
-		}
-		conv(d, v)
-	case []uint16:
-		conv(d, v)
-	case []uint32:
-		conv(d, v)
-	case []uint64:
-		conv(d, v)
-	default:
+	if err := tensor.StoreFloat64s(t, v); err != nil {
 		return op.Errorf("output type %s is not supported", t.DType())
 	}
 	return nil
-}
-
-func conv[T tensor.Number](d []T, v []float64) {
-	for i, x := range v {
-		d[i] = T(x)
-	}
 }

@@ -1,16 +1,11 @@
 package resample_test
 
 import (
-	"context"
-	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
-	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/ops/internal/modeltest"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
-	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -34,40 +29,15 @@ func aFloats(name string, v ...float32) *pb.AttributeProto {
 	return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_FLOATS, Floats: v}
 }
 
-// runOp runs one node of opType at opset and returns its first output, or
-// the error of loading or running.
+// runOp runs one node of opType at opset as a model (the first input fed,
+// the others initializers) and returns its first output, or the error of
+// loading or running.
 func runOp(opset int64, opType string, attrs []*pb.AttributeProto, inputs ...in) (*tensor.Tensor, error) {
-	n := &pb.NodeProto{OpType: opType, Attribute: attrs, Output: []string{"y"}}
-	g := &pb.GraphProto{Name: "t", Node: []*pb.NodeProto{n}}
-	feeds := map[string]tensor.Value{}
-	for i, t := range inputs {
-		if t == nil {
-			n.Input = append(n.Input, "")
-			continue
-		}
-		name := string(rune('a' + i))
-		n.Input = append(n.Input, name)
-		if i == 0 {
-			g.Input = append(g.Input, &pb.ValueInfoProto{Name: name, Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{TensorType: &pb.TypeProto_Tensor{ElemType: int32(t.DType())}}}})
-			feeds[name] = t
-		} else {
-			g.Initializer = append(g.Initializer, protoconv.Proto(name, t))
-		}
-	}
-	g.Output = []*pb.ValueInfoProto{{Name: "y", Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{TensorType: &pb.TypeProto_Tensor{}}}}}
-	data, err := proto.Marshal(&pb.ModelProto{IrVersion: 9, OpsetImport: []*pb.OperatorSetIdProto{{Version: opset}}, Graph: g})
+	out, err := modeltest.Run(modeltest.Node{Op: opType, Opset: int(opset), Attrs: attrs, In: inputs, Fed: 1})
 	if err != nil {
 		return nil, err
 	}
-	s, err := runtime.Load(data, nil)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.Run(context.Background(), feeds)
-	if err != nil {
-		return nil, err
-	}
-	return out["y"].(*tensor.Tensor), nil
+	return out[0], nil
 }
 
 func mustRun(t *testing.T, opset int64, opType string, attrs []*pb.AttributeProto, inputs ...in) *tensor.Tensor {

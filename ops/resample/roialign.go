@@ -51,7 +51,9 @@ func buildRoiAlign(n *op.Node) (any, error) {
 // outside the map contributes nothing (ok false); otherwise coordinates are
 // clamped to the map and interpolated between the neighbouring pixels.
 func bilinearTaps(y, x float64, h, w int) (off [4]int, wt [4]float64, ok bool) {
-	if y < -1 || y > float64(h) || x < -1 || x > float64(w) {
+	// Written as a negation so that a NaN coordinate (NaN or infinite RoI
+	// corners or spatial_scale) is outside too.
+	if !(y >= -1 && y <= float64(h) && x >= -1 && x <= float64(w)) {
 		return off, wt, false
 	}
 	y, x = math.Max(y, 0), math.Max(x, 0)
@@ -107,7 +109,12 @@ func (r *roiAlign) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, 
 		bh, bw := rh/float64(r.oh), rw/float64(r.ow)
 		gh, gw := r.ratio, r.ratio
 		if r.ratio == 0 {
-			gh, gw = int(math.Ceil(rh/float64(r.oh))), int(math.Ceil(rw/float64(r.ow)))
+			fh, fw := math.Ceil(rh/float64(r.oh)), math.Ceil(rw/float64(r.ow))
+			// A huge (or NaN) RoI would ask for billions of samples per bin.
+			if !(fh <= 1<<10 && fw <= 1<<10) {
+				return nil, op.Errorf("RoI %d (%g, %g, %g, %g) needs %g×%g samples per bin; at most 1024 per axis", n, rv[4*n], rv[4*n+1], rv[4*n+2], rv[4*n+3], fh, fw)
+			}
+			gh, gw = int(fh), int(fw)
 		}
 		count := float64(max(gh*gw, 1))
 		for ph := 0; ph < r.oh; ph++ {

@@ -1,8 +1,6 @@
 package resample
 
 import (
-	"math"
-
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -154,50 +152,13 @@ func toF64(x *tensor.Tensor) ([]float64, error) {
 	return x.Float64s()
 }
 
-// storeF64 writes v into out, converting to out's dtype. Integers are
+// storeF64 writes v into out, converting to out's dtype: integers are
 // truncated toward zero and saturated (a float-to-int cast); NaN becomes 0.
 func storeF64(out *tensor.Tensor, v []float64) {
-	switch d := out.Data().(type) {
-	case []float32:
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-	case []float64:
-		copy(d, v)
-	case []int8:
-		storeInt(d, v, int8(math.MinInt8), int8(math.MaxInt8))
-	case []int16:
-		storeInt(d, v, int16(math.MinInt16), int16(math.MaxInt16))
-	case []int32:
-		storeInt(d, v, int32(math.MinInt32), int32(math.MaxInt32))
-	case []int64:
-		storeInt(d, v, int64(math.MinInt64), int64(math.MaxInt64))
-	case []uint8:
-		storeInt(d, v, uint8(0), uint8(math.MaxUint8))
-	case []uint16:
-		storeInt(d, v, uint16(0), uint16(math.MaxUint16))
-	case []uint32:
-		storeInt(d, v, uint32(0), uint32(math.MaxUint32))
-	case []uint64:
-		storeInt(d, v, uint64(0), uint64(math.MaxUint64))
-	default:
+	if out.DType() == tensor.Bool {
 		op.Fail("cannot store numbers into %s", out.DType())
 	}
-}
-
-func storeInt[T tensor.Number](d []T, v []float64, loT, hiT T) {
-	lo, hi := float64(loT), float64(hiT)
-	for i, x := range v {
-		x = math.Trunc(x)
-		switch {
-		case x != x:
-			d[i] = 0
-		case x <= lo:
-			d[i] = loT
-		case x >= hi:
-			d[i] = hiT
-		default:
-			d[i] = T(x)
-		}
+	if err := tensor.StoreFloat64s(out, v); err != nil {
+		op.Fail("%v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("DFT", op.SpecVersions("", "DFT"), buildDFT)
+	op.Register("DFT", []int{17, 20}, buildDFT)
 }
 
 // buildDFT: version 17 takes the axis as an attribute (default 1); version

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("MelWeightMatrix", op.SpecVersions("", "MelWeightMatrix"), buildMelWeightMatrix)
+	op.Register("MelWeightMatrix", []int{17}, buildMelWeightMatrix)
 }
 
 // buildMelWeightMatrix: triangular filters, equally spaced on the mel scale

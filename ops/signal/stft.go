@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("STFT", op.SpecVersions("", "STFT"), buildSTFT)
+	op.Register("STFT", []int{17}, buildSTFT)
 }
 
 // buildSTFT: frames of frame_length samples every frame_step samples, each

@@ -25,45 +25,16 @@ func floats(t *tensor.Tensor, what string) ([]float64, error) {
 	return t.Float64s()
 }
 
-// fill stores v into a freshly allocated numeric tensor of any real dtype,
-// truncating toward zero for integer types as a C cast would.
+// fill stores v into a freshly allocated tensor of any real dtype,
+// truncating toward zero (and saturating) for integer types.
 func fill(out *tensor.Tensor, v []float64) error {
-	switch d := out.Data().(type) {
-	case []float32:
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-	case []float64:
-		copy(d, v)
-	case []int8:
-		conv(d, v)
-	case []int16:
-		conv(d, v)
-	case []int32:
-		conv(d, v)
-	case []int64:
-		conv(d, v)
-	case []uint8:
-		if out.DType().IsCodeType() {
-			return op.Errorf("output type %s is not supported", out.DType())
-		}
-		conv(d, v)
-	case []uint16:
-		conv(d, v)
-	case []uint32:
-		conv(d, v)
-	case []uint64:
-		conv(d, v)
-	default:
+	if out.DType() == tensor.Bool {
+		return op.Errorf("output type %s is not supported", out.DType())
+	}
+	if err := tensor.StoreFloat64s(out, v); err != nil {
 		return op.Errorf("output type %s is not supported", out.DType())
 	}
 	return nil
-}
-
-func conv[T tensor.Number](d []T, v []float64) {
-	for i, x := range v {
-		d[i] = T(x)
-	}
 }
 
 // outputDType validates an output_datatype attribute (a TensorProto.DataType).

@@ -9,9 +9,9 @@ import (
 )
 
 func init() {
-	op.Register("HannWindow", op.SpecVersions("", "HannWindow"), windowBuilder(hann))
-	op.Register("HammingWindow", op.SpecVersions("", "HammingWindow"), windowBuilder(hamming))
-	op.Register("BlackmanWindow", op.SpecVersions("", "BlackmanWindow"), windowBuilder(blackman))
+	op.Register("HannWindow", []int{17}, windowBuilder(hann))
+	op.Register("HammingWindow", []int{17}, windowBuilder(hamming))
+	op.Register("BlackmanWindow", []int{17}, windowBuilder(blackman))
 }
 
 // A window function gives the value at phase 2πk/N.

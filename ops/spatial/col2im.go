@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Col2Im", op.SpecVersions("", "Col2Im"), buildCol2Im)
+	op.Register("Col2Im", []int{18}, buildCol2Im)
 }
 
 // buildCol2Im scatters column blocks [N, C·∏block, L] back into an image

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("DeformConv", op.SpecVersions("", "DeformConv"), buildDeformConv)
+	op.Register("DeformConv", []int{19, 22}, buildDeformConv)
 }
 
 // buildDeformConv: a 2-D grouped convolution whose every kernel tap samples

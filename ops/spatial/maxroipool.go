@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("MaxRoiPool", op.SpecVersions("", "MaxRoiPool"), buildMaxRoiPool)
+	op.Register("MaxRoiPool", []int{1, 22}, buildMaxRoiPool)
 }
 
 // buildMaxRoiPool implements MaxRoiPool (1, 22; the versions differ only in

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("MaxUnpool", op.SpecVersions("", "MaxUnpool"), buildMaxUnpool)
+	op.Register("MaxUnpool", []int{9, 11, 22}, buildMaxUnpool)
 }
 
 // buildMaxUnpool places each value of X at the position its index names,

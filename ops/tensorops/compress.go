@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Compress", op.SpecVersions("", "Compress"), buildCompress)
-	op.Register("NonZero", op.SpecVersions("", "NonZero"), buildNonZero)
+	op.Register("Compress", []int{9, 11}, buildCompress)
+	op.Register("NonZero", []int{9, 13}, buildNonZero)
 }
 
 // buildCompress keeps the slices along axis (or elements of the flattened

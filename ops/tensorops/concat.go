@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Concat", op.SpecVersions("", "Concat"), buildConcat)
+	op.Register("Concat", []int{1, 4, 11, 13}, buildConcat)
 }
 
 // buildConcat: axis defaulted to 1 in version 1, is required from 4 and may

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("Constant", op.SpecVersions("", "Constant"), buildConstant)
+	op.Register("Constant", []int{1, 9, 11, 12, 13, 19, 21, 23, 24, 25}, buildConstant)
 }
 
 // buildConstant decodes the value once, at load: a Constant's output never

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Register("ConstantOfShape", op.SpecVersions("", "ConstantOfShape"), buildConstantOfShape)
+	op.Register("ConstantOfShape", []int{9, 20, 21, 23, 24, 25}, buildConstantOfShape)
 }
 
 // ConstantOfShape versions differ only in the dtypes value may have, all of

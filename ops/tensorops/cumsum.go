@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("CumSum", op.SpecVersions("", "CumSum"), buildCumulative("CumSum", false))
-	op.Register("CumProd", op.SpecVersions("", "CumProd"), buildCumulative("CumProd", true))
+	op.Register("CumSum", []int{11, 14}, buildCumulative("CumSum", false))
+	op.Register("CumProd", []int{26}, buildCumulative("CumProd", true))
 }
 
 // buildCumulative builds CumSum (running sums) and CumProd (running
@@ -30,7 +30,7 @@ func buildCumulative(name string, product bool) op.Builder {
 				return nil, op.Errorf("%s needs x and axis", name)
 			}
 			x := in[0]
-			av, err := scalarInt(in[1], "axis")
+			av, err := opsutil.ScalarInt(in[1], "axis")
 			if err != nil {
 				return nil, err
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("Dropout", op.SpecVersions("", "Dropout"), buildDropout)
+	op.Register("Dropout", []int{1, 6, 7, 10, 12, 13, 22}, buildDropout)
 }
 
 // buildDropout: before version 12 Dropout has no way for gort to be told it

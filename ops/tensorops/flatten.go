@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Flatten", op.SpecVersions("", "Flatten"), buildFlatten)
+	op.Register("Flatten", []int{1, 9, 11, 13, 21, 23, 24, 25}, buildFlatten)
 }
 
 // buildFlatten: axis is in [0, r] (negative from version 11 on, counting

@@ -7,9 +7,9 @@ import (
 )
 
 func init() {
-	op.Register("Gather", op.SpecVersions("", "Gather"), buildGather)
-	op.Register("GatherElements", op.SpecVersions("", "GatherElements"), buildGatherElements)
-	op.Register("GatherND", op.SpecVersions("", "GatherND"), buildGatherND)
+	op.Register("Gather", []int{1, 11, 13}, buildGather)
+	op.Register("GatherElements", []int{11, 13}, buildGatherElements)
+	op.Register("GatherND", []int{11, 12, 13}, buildGatherND)
 }
 
 // indexAt resolves a possibly negative index into [0, dim).

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Register("Identity", op.SpecVersions("", "Identity"), buildIdentity)
+	op.Register("Identity", []int{1, 13, 14, 16, 19, 21, 23, 24, 25}, buildIdentity)
 }
 
 // identityKernel passes its input through. It is a ValueKernel because

@@ -231,18 +231,6 @@ func ints64(t *tensor.Tensor, what string) ([]int64, error) {
 	return v, nil
 }
 
-// scalarInt reads a one-element integer tensor.
-func scalarInt(t *tensor.Tensor, what string) (int64, error) {
-	v, err := ints64(t, what)
-	if err != nil {
-		return 0, err
-	}
-	if len(v) != 1 {
-		return 0, op.Errorf("%s must have one element, got shape %v", what, t.Shape())
-	}
-	return v[0], nil
-}
-
 // toInts converts int64 values to ints (64-bit on every gort target,
 // wasm included); callers validate ranges.
 func toInts(v []int64) []int {

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("OneHot", op.SpecVersions("", "OneHot"), buildOneHot)
+	op.Register("OneHot", []int{9, 11}, buildOneHot)
 }
 
 // buildOneHot: version 11 lets indices in [-depth, -1] count from the end;

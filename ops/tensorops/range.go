@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("Range", op.SpecVersions("", "Range"), buildRange)
+	op.Register("Range", []int{11, 27}, buildRange)
 }
 
 // buildRange: version 27 adds float16/bfloat16 with stash_type; gort stores

@@ -25,21 +25,21 @@ const (
 )
 
 func init() {
-	reg := func(name string, k rkind, axesInput int) {
-		op.Register(name, op.SpecVersions("", name), func(n *op.Node) (any, error) { return buildReduce(n, k, axesInput) })
+	reg := func(name string, k rkind, axesInput int, versions []int) {
+		op.Register(name, versions, func(n *op.Node) (any, error) { return buildReduce(n, k, axesInput) })
 	}
 	// ReduceSum moved axes from an attribute to an input in version 13, the
 	// other reductions in 18.
-	reg("ReduceSum", rSum, 13)
-	reg("ReduceMean", rMean, 18)
-	reg("ReduceMax", rMax, 18)
-	reg("ReduceMin", rMin, 18)
-	reg("ReduceProd", rProd, 18)
-	reg("ReduceL1", rL1, 18)
-	reg("ReduceL2", rL2, 18)
-	reg("ReduceLogSum", rLogSum, 18)
-	reg("ReduceLogSumExp", rLogSumExp, 18)
-	reg("ReduceSumSquare", rSumSquare, 18)
+	reg("ReduceSum", rSum, 13, []int{1, 11, 13})
+	reg("ReduceMean", rMean, 18, []int{1, 11, 13, 18})
+	reg("ReduceMax", rMax, 18, []int{1, 11, 12, 13, 18, 20})
+	reg("ReduceMin", rMin, 18, []int{1, 11, 12, 13, 18, 20})
+	reg("ReduceProd", rProd, 18, []int{1, 11, 13, 18})
+	reg("ReduceL1", rL1, 18, []int{1, 11, 13, 18})
+	reg("ReduceL2", rL2, 18, []int{1, 11, 13, 18})
+	reg("ReduceLogSum", rLogSum, 18, []int{1, 11, 13, 18})
+	reg("ReduceLogSumExp", rLogSumExp, 18, []int{1, 11, 13, 18})
+	reg("ReduceSumSquare", rSumSquare, 18, []int{1, 11, 13, 18})
 }
 
 // buildReduce: with axes as an attribute, absent axes mean every axis; with

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("Reshape", op.SpecVersions("", "Reshape"), buildReshape)
+	op.Register("Reshape", []int{1, 5, 13, 14, 19, 21, 23, 24, 25}, buildReshape)
 }
 
 // buildReshape: version 1 takes the shape as an attribute, 5+ as an input;

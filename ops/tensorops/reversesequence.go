@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("ReverseSequence", op.SpecVersions("", "ReverseSequence"), buildReverseSequence)
+	op.Register("ReverseSequence", []int{10}, buildReverseSequence)
 }
 
 // buildReverseSequence reverses, for each batch entry b, the first

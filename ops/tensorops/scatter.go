@@ -9,9 +9,9 @@ import (
 )
 
 func init() {
-	op.Register("ScatterElements", op.SpecVersions("", "ScatterElements"), buildScatterElements)
-	op.Register("Scatter", op.SpecVersions("", "Scatter"), buildScatterElements)
-	op.Register("ScatterND", op.SpecVersions("", "ScatterND"), buildScatterND)
+	op.Register("ScatterElements", []int{11, 13, 16, 18}, buildScatterElements)
+	op.Register("Scatter", []int{9, 11}, buildScatterElements)
+	op.Register("ScatterND", []int{11, 13, 16, 18}, buildScatterND)
 }
 
 // scatterReduction reads the reduction attribute: version 16 introduced

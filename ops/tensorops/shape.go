@@ -6,8 +6,8 @@ import (
 )
 
 func init() {
-	op.Register("Shape", op.SpecVersions("", "Shape"), buildShape)
-	op.Register("Size", op.SpecVersions("", "Size"), buildSize)
+	op.Register("Shape", []int{1, 13, 15, 19, 21, 23, 24, 25}, buildShape)
+	op.Register("Size", []int{1, 13, 19, 21, 23, 24, 25}, buildSize)
 }
 
 // buildShape: version 15 added start/end, which slice the dims with

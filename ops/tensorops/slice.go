@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Slice", op.SpecVersions("", "Slice"), buildSlice)
+	op.Register("Slice", []int{1, 10, 11, 13}, buildSlice)
 }
 
 // buildSlice: version 1 takes starts/ends/axes as attributes (step 1);

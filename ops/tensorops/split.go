@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Split", op.SpecVersions("", "Split"), buildSplit)
+	op.Register("Split", []int{1, 2, 11, 13, 18}, buildSplit)
 }
 
 // buildSplit: the split sizes come from the optional second input (version 1

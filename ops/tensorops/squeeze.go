@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Squeeze", op.SpecVersions("", "Squeeze"), buildSqueeze)
-	op.Register("Unsqueeze", op.SpecVersions("", "Unsqueeze"), buildUnsqueeze)
+	op.Register("Squeeze", []int{1, 11, 13, 21, 23, 24, 25}, buildSqueeze)
+	op.Register("Unsqueeze", []int{1, 11, 13, 21, 23, 24, 25}, buildUnsqueeze)
 }
 
 // axesSource reads axes from the attribute (before version 13) or from the

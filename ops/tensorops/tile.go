@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Tile", op.SpecVersions("", "Tile"), buildTile)
-	op.Register("Expand", op.SpecVersions("", "Expand"), buildExpand)
+	op.Register("Tile", []int{1, 6, 13}, buildTile)
+	op.Register("Expand", []int{8, 13}, buildExpand)
 }
 
 // buildTile: version 1 repeats along one axis (scalar tiles and axis
@@ -27,11 +27,11 @@ func buildTile(n *op.Node) (any, error) {
 			if len(in) < 3 || in[2] == nil {
 				return nil, op.Errorf("Tile-1 needs tiles and axis inputs")
 			}
-			t, err := scalarInt(in[1], "tiles")
+			t, err := opsutil.ScalarInt(in[1], "tiles")
 			if err != nil {
 				return nil, err
 			}
-			ax, err := scalarInt(in[2], "axis")
+			ax, err := opsutil.ScalarInt(in[2], "axis")
 			if err != nil {
 				return nil, err
 			}

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("TopK", op.SpecVersions("", "TopK"), buildTopK)
+	op.Register("TopK", []int{1, 10, 11, 24}, buildTopK)
 }
 
 // buildTopK: version 1 takes k as an attribute, 10 as an input; 11 added
@@ -40,7 +40,7 @@ func buildTopK(n *op.Node) (any, error) {
 			if len(in) < 2 || in[1] == nil {
 				return nil, op.Errorf("TopK needs the K input")
 			}
-			v, err := scalarInt(in[1], "K")
+			v, err := opsutil.ScalarInt(in[1], "K")
 			if err != nil {
 				return nil, err
 			}

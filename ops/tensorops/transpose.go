@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("Transpose", op.SpecVersions("", "Transpose"), buildTranspose)
+	op.Register("Transpose", []int{1, 13, 21, 23, 24, 25}, buildTranspose)
 }
 
 // buildTranspose permutes dims (reversing them when perm is absent). The copy

@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	op.Register("Trilu", op.SpecVersions("", "Trilu"), buildTrilu)
-	op.Register("EyeLike", op.SpecVersions("", "EyeLike"), buildEyeLike)
+	op.Register("Trilu", []int{14}, buildTrilu)
+	op.Register("EyeLike", []int{9, 22}, buildEyeLike)
 }
 
 // buildTrilu keeps the upper (j-i >= k) or lower (j-i <= k) triangle of each
@@ -29,7 +29,7 @@ func buildTrilu(n *op.Node) (any, error) {
 		}
 		var k int64
 		if len(in) > 1 && in[1] != nil {
-			if k, err = scalarInt(in[1], "k"); err != nil {
+			if k, err = opsutil.ScalarInt(in[1], "k"); err != nil {
 				return nil, err
 			}
 		}

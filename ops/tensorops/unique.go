@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	op.Register("Unique", op.SpecVersions("", "Unique"), buildUnique)
+	op.Register("Unique", []int{11}, buildUnique)
 }
 
 // buildUnique finds the unique elements (or, with axis, the unique slices

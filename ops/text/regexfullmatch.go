@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("RegexFullMatch", op.SpecVersions("", "RegexFullMatch"), buildRegexFullMatch)
+	op.Register("RegexFullMatch", []int{20}, buildRegexFullMatch)
 }
 
 // buildRegexFullMatch: the spec names RE2 syntax, which is exactly Go's

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	op.Register("StringConcat", op.SpecVersions("", "StringConcat"), buildStringConcat)
+	op.Register("StringConcat", []int{20}, buildStringConcat)
 }
 
 // buildStringConcat: elementwise X+Y with numpy broadcasting, so a scalar

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("StringNormalizer", op.SpecVersions("", "StringNormalizer"), buildStringNormalizer)
+	op.Register("StringNormalizer", []int{10}, buildStringNormalizer)
 }
 
 // buildStringNormalizer: drop stopwords (compared case-insensitively unless

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	op.Register("StringSplit", op.SpecVersions("", "StringSplit"), buildStringSplit)
+	op.Register("StringSplit", []int{20}, buildStringSplit)
 }
 
 // buildStringSplit follows Python's str.split, which the spec is modelled on:

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Register("TfIdfVectorizer", op.SpecVersions("", "TfIdfVectorizer"), buildTfIdf)
+	op.Register("TfIdfVectorizer", []int{9}, buildTfIdf)
 }
 
 // tfidf is the parsed vocabulary: each pooled n-gram (by its encoded key)

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "Adagrad", op.SpecVersions(Domain, "Adagrad"), buildAdagrad)
+	op.Default.Register(Domain, "Adagrad", []int{1}, buildAdagrad)
 }
 
 // buildAdagrad: the learning rate decays as R/(1+T·decay_factor); the L2

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "Adam", op.SpecVersions(Domain, "Adam"), buildAdam)
+	op.Default.Register(Domain, "Adam", []int{1}, buildAdam)
 }
 
 // buildAdam: exponential averages of the gradient (V, rate alpha) and of its

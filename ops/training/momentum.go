@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	op.Default.Register(Domain, "Momentum", op.SpecVersions(Domain, "Momentum"), buildMomentum)
+	op.Default.Register(Domain, "Momentum", []int{1}, buildMomentum)
 }
 
 // buildMomentum: V accumulates the (L2-regularised) gradient with decay

@@ -109,6 +109,43 @@ func (r *Registry) Ops(domain string) []string {
 	return out
 }
 
+// Domains lists the domains that have at least one registered op, sorted
+// (the default domain, "", first). Callers that walk the registry use it
+// instead of a hand-written domain list, which silently misses a domain
+// added later.
+func (r *Registry) Domains() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for k := range r.entries {
+		if !seen[k.domain] {
+			seen[k.domain] = true
+			out = append(out, k.domain)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// List names every registered op version as "domain.Op-[v1 v2 ...]" (the
+// default domain without prefix), sorted: the catalogue the CLI and the
+// JS API's ops() show.
+func (r *Registry) List() []string {
+	var out []string
+	for _, d := range r.Domains() {
+		for _, name := range r.Ops(d) {
+			full := name
+			if d != "" {
+				full = d + "." + name
+			}
+			out = append(out, fmt.Sprintf("%s-%v", full, r.Versions(d, name)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Resolution is the outcome of looking up an op for a model's opset.
 type Resolution struct {
 	Builder Builder

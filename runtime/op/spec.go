@@ -88,3 +88,14 @@ func SpecOps(domain string) []string {
 func SpecRequiredInputs(domain, opType string, version int) []string {
 	return spec()[CanonicalDomain(domain)][opType].required[version]
 }
+
+// SpecDomains lists the domains the pinned spec defines ops in, sorted
+// ("" for ai.onnx).
+func SpecDomains() []string {
+	var out []string
+	for d := range spec() {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -5,6 +5,7 @@
 // one out before a kernel indexes past its inputs.
 //
 // Usage (from the repository root): go run ./tools/genspec
+// Its test (part of make check) fails when the committed file is stale.
 package main
 
 import (
@@ -35,15 +36,33 @@ type opVersion struct {
 	version      int
 }
 
+// root is the repository root relative to where the tool runs: "." for go
+// run, "../.." for its test.
+var root = "."
+
+// out is the generated file, relative to root.
+const out = "runtime/op/spec_versions_gen.go"
+
 func main() {
+	src, err := generate()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(root+"/"+out, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// generate returns the formatted generated file.
+func generate() ([]byte, error) {
 	versions := map[string]map[string][]int{} // domain → op → versions
 	// required holds, per op version, the names of its input slots up to
 	// the last required one, with "" for optional slots before it.
 	required := map[opVersion][]string{}
 	for _, path := range []string{"runtime/onnxpb/spec/Changelog.md", "runtime/onnxpb/spec/Changelog-ml.md"} {
-		f, err := os.Open(path)
+		f, err := os.Open(root + "/" + path)
 		if err != nil {
-			log.Fatal(err)
+			return nil, err
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -119,13 +138,7 @@ func main() {
 		}
 	}
 	b.WriteString("`\n")
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile("runtime/op/spec_versions_gen.go", src, 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return format.Source(b.Bytes())
 }
 
 // trimOptional drops trailing optional ("") slots.

@@ -20,7 +20,8 @@ import (
 const MaxBytes = 1 << 30
 
 // A is a test's attributes: int → INT, float32 → FLOAT, string → STRING,
-// []int64 → INTS, []float32 → FLOATS, []string → STRINGS, *tensor.Tensor → TENSOR.
+// []int64 or []int → INTS, []float32 → FLOATS, []string → STRINGS, *tensor.Tensor → TENSOR,
+// *pb.SparseTensorProto → SPARSE_TENSOR.
 type A map[string]any
 
 // Attrs converts a test's attributes to attribute protos; it panics on a
@@ -38,6 +39,11 @@ func Attrs(kv A) map[string]*pb.AttributeProto {
 			a.Type, a.S = pb.AttributeProto_STRING, []byte(x)
 		case []int64:
 			a.Type, a.Ints = pb.AttributeProto_INTS, x
+		case []int:
+			a.Type = pb.AttributeProto_INTS
+			for _, v := range x {
+				a.Ints = append(a.Ints, int64(v))
+			}
 		case []float32:
 			a.Type, a.Floats = pb.AttributeProto_FLOATS, x
 		case []string:
@@ -47,6 +53,8 @@ func Attrs(kv A) map[string]*pb.AttributeProto {
 			}
 		case *tensor.Tensor:
 			a.Type, a.T = pb.AttributeProto_TENSOR, protoconv.Proto(k, x)
+		case *pb.SparseTensorProto:
+			a.Type, a.SparseTensor = pb.AttributeProto_SPARSE_TENSOR, x
 		default:
 			panic(fmt.Sprintf("attr %s: %T", k, v))
 		}

@@ -25,8 +25,8 @@ const Domain = "test.gort"
 //     and returns its first output (for outer-scope tests).
 func Registry(ran *atomic.Int64) *op.Registry {
 	r := op.NewRegistry()
-	r.Register("", "Add", op.SpecVersions("", "Add"), buildAdd)
-	r.Register("", "Identity", op.SpecVersions("", "Identity"), buildIdentity)
+	r.Register("", "Add", []int{1, 6, 7, 13, 14}, buildAdd)
+	r.Register("", "Identity", []int{1, 13, 14, 16, 19, 21, 23, 24, 25}, buildIdentity)
 	r.Register("", "Resize", []int{10, 11, 13}, buildIdentity)
 	r.Register(Domain, "Scale", []int{1}, buildScale)
 	r.Register(Domain, "Fail", []int{1}, func(n *op.Node) (any, error) {
