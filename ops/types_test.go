@@ -95,13 +95,25 @@ func asDType(x *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
 	return out
 }
 
-// TestAddedTypesRun: where a version of an op adds float16, bfloat16,
-// double or an 8- to 64-bit integer type to the type constraint of some
-// inputs, a node-suite case of the op that runs at that version must still
-// run with those inputs (the float32 ones among them) converted to the new
-// type. Cases that do not run unconverted at the version (written for
-// another version's inputs or attributes) are not used.
-func TestAddedTypesRun(t *testing.T) {
+// typeGaps are the (op version, constraint type) pairs of the spec that
+// gort refuses, with the reason; TestSpecTypesRun fails for any other.
+var typeGaps = map[string]string{
+	"QuantizeLinear-19/int32": "int32 x and y_scale (type constraint T1) are not supported",
+	"QuantizeLinear-21/int32": "int32 x and y_scale (type constraint T1) are not supported",
+}
+
+// typeSkipped are ops whose node-suite cases cannot be converted to another
+// type and still mean the same: BitCast's output type is an attribute,
+// Loop/Scan/If bodies declare their value types.
+var typeSkipped = map[string]bool{"BitCast": true, "Loop": true, "Scan": true, "If": true}
+
+// TestSpecTypesRun: for every registered op version and every float16,
+// bfloat16, double or 8- to 64-bit integer type its type constraints allow
+// for some inputs, a node-suite case of the op that runs at that version
+// must still run with those inputs (the float32 ones among them) converted
+// to that type. Cases that do not run unconverted at the version (written
+// for another version's inputs or attributes) are not used.
+func TestSpecTypesRun(t *testing.T) {
 	tc := typeConstraints(t)
 	seeds, err := loadSeeds()
 	if err != nil {
@@ -115,29 +127,25 @@ func TestAddedTypesRun(t *testing.T) {
 		return err
 	}
 	checked := 0
+	gapsSeen := map[string]bool{}
 	for _, name := range op.Default.Ops("") {
-		vs := op.Default.Versions("", name)
-		for i := 1; i < len(vs); i++ {
-			cur, prev := tc[fmt.Sprintf("%s-%d", name, vs[i])], tc[fmt.Sprintf("%s-%d", name, vs[i-1])]
-			if cur == nil || prev == nil {
+		if typeSkipped[name] {
+			continue
+		}
+		for _, v := range op.Default.Versions("", name) {
+			cur := tc[fmt.Sprintf("%s-%d", name, v)]
+			if cur == nil {
 				continue
 			}
 			for c, types := range cur.constraints {
-				old, existed := prev.constraints[c]
-				if !existed {
-					continue // a new constraint comes with new inputs, which the version cases test
-				}
 				for _, ty := range types {
 					dt, ok := addedDTypes[ty]
-					if !ok || slices.Contains(old, ty) {
+					if !ok {
 						continue
 					}
 					var last error
 					ran, applicable := false, false
 					for _, sd := range seeds["/"+name] {
-						if hasGraph(sd) && op.Default.Resolve("", name, sd.opset).Version != vs[i] {
-							continue // its body was written for another opset
-						}
 						in := slices.Clone(sd.c.inputs)
 						converted := false
 						for j, x := range in {
@@ -145,26 +153,39 @@ func TestAddedTypesRun(t *testing.T) {
 								in[j], converted = asDType(x, dt), true
 							}
 						}
-						if !converted || run(name, vs[i], sd, sd.c.inputs) != nil {
+						if !converted || run(name, v, sd, sd.c.inputs) != nil {
 							continue
 						}
 						applicable = true
-						if last = run(name, vs[i], sd, in); last == nil {
+						if last = run(name, v, sd, in); last == nil {
 							ran = true
 							break
 						}
 					}
-					if applicable {
-						checked++
+					if !applicable {
+						continue
 					}
-					if applicable && !ran {
-						t.Errorf("%s-%d adds %s to %s, but a node-suite case of the op does not run with it: %v", name, vs[i], ty, c, last)
+					checked++
+					key := fmt.Sprintf("%s-%d/%s", name, v, ty)
+					_, gap := typeGaps[key]
+					switch {
+					case !ran && gap:
+						gapsSeen[key] = true
+					case !ran:
+						t.Errorf("%s-%d allows %s for %s, but a node-suite case of the op does not run with it: %v", name, v, ty, c, last)
+					case gap:
+						t.Errorf("%s is listed in typeGaps but runs", key)
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d (op version, added type) pairs checked", checked)
+	for k := range typeGaps {
+		if !gapsSeen[k] {
+			t.Errorf("typeGaps lists %s, which was not checked", k)
+		}
+	}
+	t.Logf("%d (op version, type) pairs checked, %d known gaps", checked, len(gapsSeen))
 }
 
 func hasGraph(sd seed) bool {

@@ -955,6 +955,16 @@ var versionCases = []vcase{
 	// Unnormalised log-probabilities (-inf, 0): every draw is class 1; int32 by default.
 	{name: "Multinomial-7/certain_class", op: "Multinomial", opset: 7, attrs: optest.A{"sample_size": 3},
 		in: []*tensor.Tensor{f32(sh(1, 2), float32(math.Inf(-1)), 0)}, want: []*tensor.Tensor{i32(sh(1, 3), 1, 1, 1)}},
+
+	// ---- integer types in the type constraints ----
+	// erf of an integer, truncated back: 0 up to |x| = 5, ±1 from 6 (erf(6) is 1 in float64).
+	{name: "Erf-9/integers", op: "Erf", opset: 9,
+		in: []*tensor.Tensor{i32(sh(4), 0, 5, 6, -7)}, want: []*tensor.Tensor{i32(sh(4), 0, 0, 1, -1)}},
+	// image [1, 3], blocks [1, 2]: two block positions; pixel p sums column l, row k with l + k = p:
+	// [1, 2 + 3, 4].
+	{name: "Col2Im-18/int32", op: "Col2Im", opset: 18,
+		in:   []*tensor.Tensor{i32(sh(1, 2, 2), 1, 2, 3, 4), i64(sh(2), 1, 3), i64(sh(2), 1, 2)},
+		want: []*tensor.Tensor{i32(sh(1, 1, 1, 3), 1, 5, 4)}},
 }
 
 // TestVersionSemantics runs versionCases.

@@ -41,7 +41,9 @@ func init() {
 	reg("Acosh", []int{9, 22}, floatFn{math32.Acosh, math.Acosh})
 	reg("Atanh", []int{9, 22}, floatFn{math32.Atanh, math.Atanh})
 	// erf in float64: math32.Erf loses a few ulps near 0 that the reference keeps.
-	reg("Erf", []int{9, 13}, floatFn{func(x float32) float32 { return float32(math.Erf(float64(x))) }, math.Erf})
+	op.Register("Erf", []int{9, 13}, func(n *op.Node) (any, error) {
+		return floatKernel("Erf", floatFn{func(x float32) float32 { return float32(math.Erf(float64(x))) }, math.Erf}, intErf), nil
+	})
 
 	op.Register("Abs", []int{1, 6, 13}, func(n *op.Node) (any, error) {
 		return floatKernel("Abs", floatFn{math32.Abs, math.Abs}, intAbs), nil
@@ -142,6 +144,20 @@ func absT[T tensor.Number](x T) T {
 }
 
 func negT[T tensor.Number](x T) T { return -x }
+
+// intErf: Erf's type constraint includes the integer types. erf of an
+// integer, truncated back to it as a float-to-int cast does, is 0 for
+// |x| ≤ 5 and ±1 from |x| = 6, where erf rounds to ±1 in float64.
+func intErf(out, x *tensor.Tensor) bool {
+	v, err := x.Float64s()
+	if err != nil {
+		return false
+	}
+	for i := range v {
+		v[i] = math.Erf(v[i])
+	}
+	return tensor.StoreFloat64s(out, v) == nil
+}
 
 func intAbs(out, x *tensor.Tensor) bool {
 	return eachInt(out, x, false,

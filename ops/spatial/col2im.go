@@ -11,7 +11,9 @@ func init() {
 }
 
 // buildCol2Im scatters column blocks [N, C·∏block, L] back into an image
-// [N, C, image_shape...], summing where blocks overlap. The blocks walk the
+// [N, C, image_shape...], summing where blocks overlap (in float64, so
+// integer sums are exact up to 2^53; the spec's string, bool and complex
+// types are not supported). The blocks walk the
 // padded image in row-major order of block positions, as im2col produced them.
 func buildCol2Im(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
@@ -19,8 +21,8 @@ func buildCol2Im(n *op.Node) (any, error) {
 			return nil, op.Errorf("Col2Im needs input, image_shape and block_shape")
 		}
 		x := in[0]
-		if !isReal(x) || x.Rank() != 3 {
-			return nil, op.Errorf("Col2Im input must be a float [N, C*opsutil.Product(block), L], got %s%v", x.DType(), x.Shape())
+		if !opsutil.IsNumeric(x.DType()) || x.Rank() != 3 {
+			return nil, op.Errorf("Col2Im input must be a numeric [N, C·∏block_shape, L], got %s%v", x.DType(), x.Shape())
 		}
 		img64, err1 := in[1].Int64s()
 		blk64, err2 := in[2].Int64s()

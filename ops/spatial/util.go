@@ -28,15 +28,11 @@ func intsOr(nd *op.Node, name string, n int, def int64) ([]int, error) {
 	return out, nil
 }
 
-// store writes float64 results into a float tensor of any float dtype.
+// store writes float64 results into out, converted to its dtype (float,
+// or integer for Col2Im, truncated and saturated).
 func store(out *tensor.Tensor, v []float64) {
-	if d, ok := out.Data().([]float64); ok {
-		copy(d, v)
-		return
-	}
-	d := out.F32()
-	for i, x := range v {
-		d[i] = float32(x)
+	if err := tensor.StoreFloat64s(out, v); err != nil {
+		op.Fail("%v", err)
 	}
 }
 
