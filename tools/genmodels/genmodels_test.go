@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	_ "github.com/gort-dev/gort/ops" // the operator set
 	"math"
 	"os"
 	"os/exec"
