@@ -452,8 +452,10 @@ func splitRule(c *nodeCtx) {
 			}
 			return
 		}
-		if no := c.attrInt("num_outputs", 0); no > 0 {
-			n = int(no)
+		if no := c.attrInt("num_outputs", 0); no > 0 && no != int64(n) {
+			// A hostile count must not size a loop: the node lists n outputs.
+			c.problem("SPLIT", "num_outputs is %d; the node lists %d outputs", no, n)
+			return
 		}
 		chunk := (d.Value + int64(n) - 1) / int64(n)
 		for i := 0; i < n; i++ {
