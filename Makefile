@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench generate proto check wasm js fuzz
+.PHONY: all build run demo test test-go test-wasm test-js test-diff test-demo conformance manifest bench generate proto check wasm js fuzz
 
 all: build
 
@@ -25,8 +25,14 @@ build:
 run:
 	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
 
+# The offline demo page on 127.0.0.1 (bundled model, runs on open): builds js/dist, copies it to demo/gort/.
+DEMO_PORT ?= 8080
+demo:
+	bash demo/build.sh
+	node demo/serve.mjs $(DEMO_PORT)
+
 # Everything CI runs.
-test: check test-go test-wasm test-diff test-js
+test: check test-go test-wasm test-diff test-js test-demo
 
 check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
@@ -49,6 +55,10 @@ test-diff:
 test-js:
 	bash js/build.sh
 	bash js/test.sh
+
+# The demo page end to end in headless Chromium (screenshots in a temp dir, printed at the end).
+test-demo:
+	bash demo/test.sh
 
 # Per-op table in testdata/conformance/TABLE.md; checks the wasm run against the same manifest, then
 # ends with the summary line of the native run.

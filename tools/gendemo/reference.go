@@ -39,7 +39,7 @@ func Reference(x []float32, h, w int) (edges, toon []float32) {
 	edges = make([]float32, h*w)
 	keep := make([]float64, h*w)
 	for i := range edges {
-		e := math.Min(1, math.Max(0, float64(edgeGain)*math.Sqrt(gx[i]*gx[i]+gy[i]*gy[i])))
+		e := math.Min(1, math.Max(0, float64(edgeGain)*math.Sqrt(gx[i]*gx[i]+gy[i]*gy[i])-float64(edgeFloor)))
 		edges[i] = float32(e)
 		keep[i] = 1 - e
 	}
