@@ -350,6 +350,8 @@ async function renderCheck() {
         `${u.graph && u.graph !== (state.model && state.model.graph.name) ? `${u.graph}/` : ''}${u.node || `#${u.nodeIndex}`}`, el('code', null, (u.domain ? `${u.domain}.` : '') + u.op), num(u.opset), u.reason])));
     }
     if (r.folded && r.folded.length) c.append(el('h3', null, `Folded at load (${r.folded.length})`), el('p', { class: 'mono' }, r.folded.join(', ')));
+    if (r.removed && r.removed.length) c.append(el('h3', null, `Removed at load (${r.removed.length})`), el('p', { class: 'mono' }, r.removed.join(', ')));
+    if (r.loadError) c.append(el('p', { class: 'fail' }, `The model does not load: ${r.loadError}`));
     if (r.fused && r.fused.length) c.append(el('h3', null, `Fused (${r.fused.length})`), el('ul', null, r.fused.map((x) => el('li', null, x))));
     if (r.placements && r.placements.length) c.append(el('h3', null, 'Placements'), placementTable(r.placements));
   } catch (e) { showError(e, 'capability report'); }
@@ -886,17 +888,29 @@ async function diverge(a, b, label) {
   box.replaceChildren(el('p', { id: 'diverge-summary', class: differ ? 'fail' : 'pass' }, differ ? `${label}: ${differ} output(s) differ beyond rtol 1e-3 / atol 1e-7.` : `${label}: every output agrees (rtol 1e-3, atol 1e-7).`));
   for (const n of notes) box.append(el('p', { class: 'na' }, n));
   box.append(table(['output', 'result', 'max |Δ|', 'out of tolerance', 'detail'], rows));
+  // The first differing node: gort.diverge runs the model node by node
+  // against the same model with the optimiser off (backends: not yet).
   const first = api('diverge');
-  if (!first) box.append(naText('Naming the first differing node (gort.diverge)'));
-  else if (differ) {
+  if (!first || !a.unoptimizedPair) box.append(naText(`Naming the first differing node${a.unoptimizedPair ? '' : ' between backends'} (gort.diverge)`));
+  else {
     try {
-      const d = await first(state.bytes, feeds, { a: sessionOptions(a.backend, a.level), b: sessionOptions(b.backend, b.level), externalData: state.externalData });
-      box.append(el('p', null, d && d.node ? ['First differing node: ', el('code', null, d.node), d.op ? ` (${d.op})` : '', d.output ? `, value ${d.output}` : '', d.message ? ` — ${d.message}` : ''] : 'No single node differs (the outputs differ only after accumulation).'));
+      const d = await first(state.bytes, feeds, { unoptimized: true });
+      const v = d && d.divergence;
+      if (d && d.diverged && v) {
+        box.append(el('p', { id: 'first-divergence' }, 'First differing node: ', el('code', null, v.node), ` (${v.op}, step ${v.index})`,
+          v.inputsAgreed === false ? ' — its inputs already differed' : ' — its inputs agreed, so this node is where the results part'));
+        if (v.outputs && v.outputs.length) {
+          box.append(table(['value', 'max |Δ|', 'max rel', 'out of tolerance'], v.outputs.map((o) => [el('code', null, o.name), num(fmt(o.stats.maxAbs)), num(fmt(o.stats.maxRel)), num(`${o.stats.mismatches} / ${o.stats.elements}`)])));
+        }
+        for (const n of v.inputNotes || []) box.append(el('p', { class: 'muted' }, n));
+      } else {
+        box.append(el('p', { id: 'first-divergence' }, `No node differs: ${d && d.summary ? `${d.summary.compared} values compared over ${d.summary.steps} steps` : 'every value agrees'}.`));
+      }
     } catch (e) { showError(e, 'finding the first differing node'); }
   }
 }
 
-$('diverge-opt').addEventListener('click', () => diverge({ label: 'optimisation disabled', backend: $('backend').value, level: 'disabled' }, { label: 'optimisation all', backend: $('backend').value, level: 'all' }, 'Optimised vs. unoptimised'));
+$('diverge-opt').addEventListener('click', () => diverge({ label: 'optimisation disabled', backend: $('backend').value, level: 'disabled', unoptimizedPair: true }, { label: 'optimisation all', backend: $('backend').value, level: 'all' }, 'Optimised vs. unoptimised'));
 $('diverge-backend').addEventListener('click', () => diverge({ label: 'wasm', backend: 'wasm', level: $('opt-level').value }, { label: 'WebGPU', backend: 'webgpu', level: $('opt-level').value }, 'wasm vs. WebGPU'));
 
 // ---------------------------------------------------------------- start
@@ -923,4 +937,7 @@ $('load-bundled').addEventListener('click', loadBundled);
 
 $('version').textContent = (gort.env && gort.env.versions && gort.env.versions.gort) || '';
 // For the end-to-end test and for scripting the page from the console.
-window.gortDemo = { state, loadBundled, run, compareNow, ready: loadBundled() };
+window.gortDemo = {
+  state, loadBundled, run, compareNow, ready: loadBundled(),
+  apis: Object.fromEntries(['check', 'printGraph', 'capabilities', 'diverge'].map((n) => [n, !!api(n)])),
+};

@@ -60,7 +60,11 @@ export function layout(graph) {
     row.forEach((i, k) => { verts[i].x = (k - (row.length - 1) / 2) * COL; verts[i].y = verts[i].layer * ROW; });
   }
   const edges = [];
-  for (let i = 0; i < verts.length; i++) for (const e of verts[i].ins) edges.push({ a: e.from, b: i, value: e.value, type: types.get(e.value) || '' });
+  // Each edge enters its consumer at its own slot, so fan-in edges and their labels do not overlap.
+  for (let i = 0; i < verts.length; i++) {
+    const ins = verts[i].ins;
+    ins.forEach((e, k) => edges.push({ a: e.from, b: i, value: e.value, type: types.get(e.value) || '', dx: (k - (ins.length - 1) / 2) * 28, slot: k }));
+  }
   let minX = Infinity; let maxX = -Infinity; let maxY = 0;
   for (const v of verts) { minX = Math.min(minX, v.x); maxX = Math.max(maxX, v.x); maxY = Math.max(maxY, v.y); }
   return { verts, edges, bounds: { minX: minX - BOX_W, maxX: maxX + BOX_W, minY: -ROW, maxY: maxY + ROW } };
@@ -239,10 +243,11 @@ export class GraphView {
     for (const e of this.L.edges) {
       const a = V[e.a]; const b = V[e.b];
       if (Math.max(a.x, b.x) < x0 || Math.min(a.x, b.x) > x1 || Math.max(a.y, b.y) < y0 || Math.min(a.y, b.y) > y1) continue;
-      const ya = a.y + BOX_H / 2; const yb = b.y - BOX_H / 2;
+      const ya = a.y + BOX_H / 2; const yb = b.y - BOX_H / 2; const xb = b.x + e.dx;
       ctx.moveTo(a.x, ya);
-      ctx.bezierCurveTo(a.x, ya + ROW / 2, b.x, yb - ROW / 2, b.x, yb);
-      if (z >= 0.7 && e.type) labels.push([e.type, (a.x + b.x) / 2, (ya + yb) / 2]);
+      ctx.bezierCurveTo(a.x, ya + ROW / 2, xb, yb - ROW / 2, xb, yb);
+      // The label sits just above where the edge enters, stacked by slot.
+      if (z >= 0.7 && e.type) labels.push([e.type, xb + 4, yb - 8 - 11 * e.slot]);
     }
     ctx.stroke();
     // Nodes
@@ -280,7 +285,7 @@ export class GraphView {
     ctx.font = '10px ui-monospace, monospace';
     ctx.textAlign = 'left';
     ctx.fillStyle = '#1a73e8';
-    for (const [t, x, y] of labels) ctx.fillText(t, x + 6, y);
+    for (const [t, x, y] of labels) ctx.fillText(t, x, y);
     c.dataset.drawn = String(drawn);
   }
 }

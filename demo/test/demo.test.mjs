@@ -117,6 +117,25 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   assert.match(await page.textContent('#io-table'), /float32\[1,3,height,width\]/);
   assert.match(await page.textContent('#op-histogram'), /Conv\s*3/);
 
+  // Check, capabilities and the graph with inferred shapes, where this build
+  // of the package has them (gort.check, capabilities, printGraph).
+  const apis = await page.evaluate(() => window.gortDemo.apis);
+  t.diagnostic(`package APIs: ${JSON.stringify(apis)}`);
+  await page.getByRole('tab', { name: 'Check' }).click();
+  if (apis.check) assert.match(await page.textContent('#check-summary'), /No findings/);
+  else assert.match(await page.textContent('#findings'), /not available in this build/);
+  if (apis.capabilities) assert.match(await page.textContent('#caps-summary'), /12 of 12 nodes can run/);
+  await page.screenshot({ path: join(artifacts, 'check.png'), fullPage: true });
+  await page.getByRole('tab', { name: 'Graph' }).click();
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '12');
+  if (apis.printGraph) {
+    assert.match(await page.textContent('#graph-count'), /inferred shapes/);
+    await page.fill('#graph-search', 'upscale');
+    await page.press('#graph-search', 'Enter');
+    assert.match(await page.textContent('#node-details'), /Resize\s*upscale/);
+  }
+  await page.screenshot({ path: join(artifacts, 'graph-bundled.png') });
+
   // 2. A node-suite model with its test data (two inputs), compared: pass.
   await page.setInputFiles('#model-file', join(SUITE, 'model.onnx'));
   await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
