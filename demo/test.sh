@@ -32,6 +32,8 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 "$GO" run ./tools/gendemo -chain 1200 -o "$TMP/chain1200.onnx"
 export DEMO_CHAIN_MODEL="$TMP/chain1200.onnx"
+"$GO" run ./tools/gendemo -external "$TMP"
+export DEMO_EXTERNAL_DIR="$TMP"
 export DEMO_ARTIFACTS="${DEMO_ARTIFACTS:-$(mktemp -d -t gort-demo-artifacts-XXXX)}"
 
 files=(demo/test/lib.test.mjs)

@@ -144,6 +144,15 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.waitForSelector('#compare-summary', { timeout: 60000 });
   assert.equal(await page.getAttribute('#compare-summary', 'data-result'), 'pass', (await page.textContent('#compare-report')) + why());
 
+  // Divergence between optimisation levels on the same inputs: none expected.
+  await page.click('#diverge-opt');
+  await page.waitForSelector('#diverge-summary', { timeout: 60000 });
+  assert.match(await page.textContent('#diverge-summary'), /every output agrees/);
+  if (apis.diverge) {
+    await page.waitForSelector('#first-divergence', { timeout: 60000 });
+    assert.match(await page.textContent('#first-divergence'), /No node differs/);
+  } else assert.match(await page.textContent('#diverge-report'), /not available in this build/);
+
   // 3. Deliberately wrong reference outputs (a deflated .npz): failure shown.
   const dims = [1, 1, 4, 3]; // test_conv_with_strides_padding's output
   const wrong = join(work, 'wrong.npz');
@@ -173,6 +182,48 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   } else {
     t.diagnostic('DEMO_CHAIN_MODEL unset: graph view check skipped (demo/test.sh sets it)');
   }
+
+  // External data: the model alone fails with its code; with its weights file (dropped together) it runs.
+  if (process.env.DEMO_EXTERNAL_DIR) {
+    const dir = process.env.DEMO_EXTERNAL_DIR;
+    await page.setInputFiles('#model-file', join(dir, 'toon_external.onnx'));
+    await page.waitForSelector('#errors .error[data-code="GORT_EXTERNAL_DATA"]', { timeout: 30000 });
+    await page.setInputFiles('#model-file', [join(dir, 'toon_external.onnx'), join(dir, 'toon_external.weights')]);
+    await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    assert.match(await page.textContent('#model-facts'), /external: toon_external\.weights/);
+    await page.getByRole('tab', { name: 'Run' }).click();
+    await page.fill('#dims [data-dim="height"]', '10');
+    await page.fill('#dims [data-dim="width"]', '14');
+    await page.click('#run');
+    await page.waitForSelector('#outputs [data-output="toon"]', { timeout: 60000 });
+    assert.match(await page.textContent('#outputs [data-output="toon"] h3'), /float32\[1,3,20,28\]/);
+  }
+
+  // Cancel: a long series of runs in the proxy Worker stops at once, with GORT_ABORTED shown.
+  await page.click('#load-bundled');
+  await page.waitForSelector('#outputs [data-output="toon"] canvas', { timeout: 120000 });
+  await page.getByRole('tab', { name: 'Run' }).click();
+  await page.selectOption('#src-0', 'random');
+  await page.fill('#dims [data-dim="height"]', '600');
+  await page.fill('#dims [data-dim="width"]', '800');
+  await page.fill('#repeats', '40');
+  await page.click('#run');
+  await page.waitForFunction(() => /Running/.test(document.getElementById('run-status').textContent));
+  await new Promise((r) => setTimeout(r, 300));
+  const ticks = await page.evaluate(() => new Promise((resolve) => {
+    // The page's thread stays free while the Worker runs: count animation frames for 300 ms.
+    let n = 0; const t0 = performance.now();
+    const f = () => { n++; if (performance.now() - t0 < 300) requestAnimationFrame(f); else resolve(n); };
+    requestAnimationFrame(f);
+  }));
+  const cancelAt = Date.now();
+  await page.click('#cancel');
+  await page.waitForSelector('#errors .error[data-code="GORT_ABORTED"]', { timeout: 10000 });
+  const cancelMs = Date.now() - cancelAt;
+  t.diagnostic(`cancel shown after ${cancelMs} ms; ${ticks} animation frames in 300 ms during the run`);
+  assert.ok(cancelMs < 2000, `cancel took ${cancelMs} ms`);
+  assert.ok(ticks >= 5, `the page's thread was blocked during the run (${ticks} frames in 300 ms)`);
+  assert.match(await page.textContent('#run-status'), /Cancelled/);
 
   // 5. A corrupt file shows gort's error, with its code, in the page.
   const corrupt = join(work, 'corrupt.onnx');

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gort-dev/gort"
@@ -98,5 +99,33 @@ func TestChainModelLoads(t *testing.T) {
 	}
 	if _, ok := out["y"]; !ok {
 		t.Fatal("no output y")
+	}
+}
+
+// The external-data variant loads with its weights file and computes what
+// the bundled model computes; without the file it fails with the code the
+// demo page shows.
+func TestExternalModel(t *testing.T) {
+	m, w := ExternalModel("w.bin")
+	if _, err := gort.Load(m, nil); err == nil {
+		t.Fatal("loaded without its external data")
+	} else if !strings.Contains(err.Error(), "GORT_EXTERNAL_DATA") {
+		t.Fatalf("error without the weights: %v", err)
+	}
+	s, err := gort.Load(m, &gort.Options{ExternalData: map[string][]byte{"w.bin": w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, 3*5*6)
+	for i := range x {
+		x[i] = float32(i%7) / 7
+	}
+	out, err := s.Run(context.Background(), map[string]tensor.Value{"image": tensor.Of([]int{1, 3, 5, 6}, x)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, _ := Reference(x, 5, 6)
+	if d := compare.Compare(out["edges"], tensor.Of([]int{1, 1, 5, 6}, edges), compare.DefaultTolerance); d != "" {
+		t.Error(d)
 	}
 }
