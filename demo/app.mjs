@@ -159,9 +159,6 @@ function dropZone(zone, onFiles) {
     e.preventDefault(); e.stopPropagation(); zone.classList.remove('over');
     onFiles(await droppedFiles(e.dataTransfer));
   });
-  zone.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); zone.querySelector('input[type=file]').click(); }
-  });
 }
 // A drop anywhere else on the page must not navigate away from it.
 document.addEventListener('dragover', (e) => e.preventDefault());
@@ -194,6 +191,9 @@ async function loadModel(name, bytes, external) {
   $('compare-report').replaceChildren(el('p', { class: 'muted' }, 'Drop reference outputs to compare them with the last run.'));
   $('diverge-report').replaceChildren();
   $('placements').replaceChildren();
+  $('inputs').replaceChildren();
+  $('dims-box').hidden = true;
+  $('run-status').textContent = '';
   document.title = `${name} — gort demo`;
   try {
     state.model = decodeModel(bytes);
@@ -748,6 +748,7 @@ async function run() {
 
 $('run-form').addEventListener('submit', (e) => { e.preventDefault(); run(); });
 $('cancel').addEventListener('click', () => { if (state.running) state.running.abort(new Error('cancelled in the page')); });
+document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && state.running) state.running.abort(new Error('cancelled with Escape')); });
 for (const id of ['backend', 'opt-level']) $(id).addEventListener('change', () => { if (state.bytes) renderCheck(); });
 
 function renderOutputs() {
