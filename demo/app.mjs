@@ -665,6 +665,11 @@ function imageFeed(entry) {
   }
   const dims = nhwc ? [h, w, 3] : [3, h, w];
   if (md.shape.length === 4) dims.unshift(1);
+  // Show the sizes the image gives to the input's symbolic dims.
+  md.shape.forEach((d, i) => {
+    const f = typeof d === 'string' && document.querySelector(`[data-dim="${CSS.escape(d)}"]`);
+    if (f) f.value = String(dims[i]);
+  });
   if (md.type === 'uint8') return new gort.Tensor('uint8', Uint8Array.from(data, (x) => Math.max(0, Math.min(255, Math.round(x)))), dims);
   return new gort.Tensor('float32', data, dims);
 }

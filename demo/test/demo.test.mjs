@@ -225,6 +225,15 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   assert.ok(ticks >= 5, `the page's thread was blocked during the run (${ticks} frames in 300 ms)`);
   assert.match(await page.textContent('#run-status'), /Cancelled/);
 
+  // Drag and drop: the bundled model's bytes dropped as a File on the drop zone.
+  await page.evaluate(async () => {
+    const bytes = await (await fetch('model/toon.onnx')).arrayBuffer();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'dropped.onnx'));
+    document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => /dropped\.onnx: loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+
   // 5. A corrupt file shows gort's error, with its code, in the page.
   const corrupt = join(work, 'corrupt.onnx');
   await writeFile(corrupt, Buffer.from('this is not an ONNX model \x08\xff\xff\xff\xff\x0f', 'latin1'));
