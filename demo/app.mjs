@@ -292,15 +292,23 @@ async function renderSummary() {
   grid.append(el('div', null, el('h3', null, 'Model'), table(['', ''], rows.map(([k, v]) => [el('th', { scope: 'row' }, k), String(v)]), { id: 'model-facts' })));
   // Inputs and outputs with symbolic dims: the runtime's metadata when loaded, else the file's declarations.
   const io = [];
+  let overridable = [];
   if (s) {
-    for (const md of s.inputMetadata) io.push([md.overridableInitializer ? 'input (initializer)' : 'input', md.name, metaText(md)]);
+    for (const md of s.inputMetadata) if (!md.overridableInitializer) io.push(['input', md.name, metaText(md)]);
     for (const md of s.outputMetadata) io.push(['output', md.name, metaText(md)]);
+    overridable = s.inputMetadata.filter((md) => md.overridableInitializer);
   } else if (m) {
     const inits = new Set(m.graph.initializers.map((t) => t.name));
     for (const v of m.graph.inputs) if (!inits.has(v.name)) io.push(['input', v.name, typeText(v.type)]);
     for (const v of m.graph.outputs) io.push(['output', v.name, typeText(v.type)]);
   }
-  grid.append(el('div', null, el('h3', null, 'Inputs and outputs'), table(['', 'name', 'type'], io.map((r) => [r[0], el('code', null, r[1]), el('code', null, r[2])]), { id: 'io-table' })));
+  const ioBox = el('div', null, el('h3', null, 'Inputs and outputs'), table(['', 'name', 'type'], io.map((r) => [r[0], el('code', null, r[1]), el('code', null, r[2])]), { id: 'io-table' }));
+  if (overridable.length) {
+    // IR < 4 models list their weights as graph inputs too: a feed may override them.
+    ioBox.append(el('details', null, el('summary', null, `${overridable.length} initializers a feed may override (IR < 4 graph inputs)`),
+      table(['name', 'type'], overridable.map((md) => [el('code', null, md.name), el('code', null, metaText(md))]))));
+  }
+  grid.append(ioBox);
   if (m) {
     const hist = new Map();
     for (const n of m.graph.nodes) { const k = n.domain ? `${n.domain}.${n.op}` : n.op; hist.set(k, (hist.get(k) || 0) + 1); }

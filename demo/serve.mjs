@@ -12,7 +12,7 @@ export const ROOT = dirname(fileURLToPath(import.meta.url));
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript', '.js': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.png': 'image/png', '.json': 'application/json', '.ts': 'text/plain',
+  '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json', '.ts': 'text/plain',
 };
 
 /** Starts the server; resolves to {server, url}. */

@@ -47,6 +47,16 @@ export function layout(graph) {
     for (const e of verts[i].ins) if (e.from < i) l = Math.max(l, verts[e.from].layer + 1);
     verts[i].layer = verts[i].kind === 'input' ? 0 : Math.max(l, 1);
   }
+  // Nodes that consume no other node (Constant, ConstantOfShape on an
+  // initializer) sit just above their first consumer instead of all in the
+  // first row, where they would make one very wide row of long edges.
+  const consumers = verts.map(() => []);
+  for (let i = 0; i < verts.length; i++) for (const e of verts[i].ins) consumers[e.from].push(i);
+  for (let i = verts.length - 1; i >= 0; i--) {
+    const v = verts[i];
+    if (v.kind !== 'node' || v.ins.length || !consumers[i].length) continue;
+    v.layer = Math.max(1, Math.min(...consumers[i].map((c) => verts[c].layer)) - 1);
+  }
   const layers = [];
   for (let i = 0; i < verts.length; i++) (layers[verts[i].layer] = layers[verts[i].layer] || []).push(i);
   for (const row of layers) {
@@ -95,7 +105,9 @@ export class GraphView {
     this.selected = -1;
     this.matches = new Set();
     this.canvas.dataset.nodes = String(this.L.verts.filter((v) => v.kind === 'node').length);
-    this.fit(true);
+    // Fitted at the first draw with a size: the view may be in a hidden tab now.
+    this._needsFit = true;
+    this.draw();
   }
 
   /** Fits the graph's width; tall graphs start at their top. */
@@ -136,6 +148,7 @@ export class GraphView {
   focus(i) {
     const v = this.vertex(i);
     if (!v) return;
+    this._needsFit = false;
     const { width, height } = this._size();
     if (this.zoom < 0.8) this.zoom = 1;
     this.ox = width / 2 - v.x * this.zoom;
@@ -222,6 +235,7 @@ export class GraphView {
   _draw() {
     const c = this.canvas;
     const { width, height } = this._size();
+    if (this._needsFit && width > 1 && height > 1) { this._needsFit = false; this.fit(true); return; }
     const dpr = window.devicePixelRatio || 1;
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) { c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); }
     const ctx = c.getContext('2d');

@@ -78,6 +78,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   page.on('console', (m) => {
     logs.push(`${m.type()}: ${m.text()}`);
     if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+    if (/Failed to load resource/i.test(m.text())) problems.push(`missing file: ${m.text()} ${m.location().url}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   const why = () => `\n${logs.slice(-30).join('\n')}`;

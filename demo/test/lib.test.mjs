@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { readNpy, readNpz, fortranToC } from '../lib/npy.mjs';
 import { decodeModel, decodeTensor } from '../lib/onnx.mjs';
+import { layout } from '../lib/graphview.mjs';
 import { compareValues, toNumbers, halfToFloat, imageLayout, topK, floatToHalf } from '../lib/values.mjs';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -166,4 +167,26 @@ test('half floats, image layouts, top-k', () => {
   assert.deepEqual(k.map((x) => x.index), [1, 3]);
   // softmax of [0.1, 3, -1, 2]: e^3 / (e^0.1 + e^3 + e^-1 + e^2)
   assert.ok(Math.abs(k[0].prob - Math.exp(3) / (Math.exp(0.1) + Math.exp(3) + Math.exp(-1) + Math.exp(2))) < 1e-12);
+});
+
+test('graph layout: layers, constants next to their consumer, one edge per input slot', () => {
+  const n = (name, op, inputs, outputs) => ({ name, op, inputs, outputs: outputs.map((o) => ({ name: o, type: '' })) });
+  const L = layout({
+    inputs: [{ name: 'x', type: '' }, { name: 'w', type: '' }],
+    outputs: [{ name: 'y', type: '' }],
+    initializers: new Set(['w']),
+    nodes: [
+      n('c', 'Constant', [], ['k']), // consumed only by the last node
+      n('a', 'Relu', ['x'], ['a1']),
+      n('b', 'Sigmoid', ['a1'], ['b1']),
+      n('d', 'Add', ['b1', 'k'], ['y']),
+    ],
+  });
+  const by = Object.fromEntries(L.verts.map((v) => [v.name, v]));
+  assert.equal(by.w, undefined, 'initializers are not vertices');
+  assert.deepEqual(['x', 'a', 'b', 'd', 'y'].map((k) => by[k].layer), [0, 1, 2, 3, 4]);
+  assert.equal(by.c.layer, 2, 'the Constant sits one row above its consumer');
+  const into = L.edges.filter((e) => L.verts[e.b].name === 'd');
+  assert.deepEqual(into.map((e) => [e.value, e.slot]), [['b1', 0], ['k', 1]]);
+  assert.notEqual(into[0].dx, into[1].dx);
 });
