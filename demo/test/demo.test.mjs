@@ -59,12 +59,12 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   const { server, url } = await startServer(0);
   t.after(() => server.close());
   const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
-  t.after(() => rm(profile, { recursive: true, force: true }));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, viewport: { width: 1366, height: 900 },
     args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
-  t.after(() => context.close());
+  // Close the browser before removing its profile (it writes there until it exits).
+  t.after(async () => { await context.close(); await rm(profile, { recursive: true, force: true, maxRetries: 5 }); });
   const blocked = [];
   await context.route('**/*', (route) => {
     const u = new URL(route.request().url());
@@ -141,7 +141,8 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.setInputFiles('#model-file', join(SUITE, 'model.onnx'));
   await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
   await page.getByRole('tab', { name: 'Compare' }).click();
-  await page.setInputFiles('#ref-files', ['input_0.pb', 'input_1.pb', 'output_0.pb'].map((f) => join(SUITE, 'test_data_set_0', f)));
+  // Picked as a folder (the test_data_set_0 directory itself).
+  await page.setInputFiles('#ref-dir', join(SUITE, 'test_data_set_0'));
   await page.waitForSelector('#compare-summary', { timeout: 60000 });
   assert.equal(await page.getAttribute('#compare-summary', 'data-result'), 'pass', (await page.textContent('#compare-report')) + why());
 
@@ -159,7 +160,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   const wrong = join(work, 'wrong.npz');
   await writeFile(wrong, zipDeflate([['y.npy', npy(dims, new Array(12).fill(42))]]));
   await page.setInputFiles('#ref-files', wrong);
-  await page.waitForFunction(() => document.getElementById('compare-summary')?.dataset.result === 'fail', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('compare-summary')?.dataset.result === 'fail', null, { timeout: 60000 });
   assert.match(await page.textContent('#compare-table'), /FAIL/);
   assert.match(await page.textContent('#compare-table'), /12 \/ 12/);
   await page.screenshot({ path: join(artifacts, 'compare-fail.png'), fullPage: true });
@@ -188,7 +189,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   if (process.env.DEMO_EXTERNAL_DIR) {
     const dir = process.env.DEMO_EXTERNAL_DIR;
     await page.setInputFiles('#model-file', join(dir, 'toon_external.onnx'));
-    await page.waitForSelector('#errors .error[data-code="GORT_EXTERNAL_DATA"]', { timeout: 30000 });
+    await page.waitForSelector('#errors .error[data-code="GORT_EXTERNAL_DATA"]', { timeout: 60000 });
     await page.setInputFiles('#model-file', [join(dir, 'toon_external.onnx'), join(dir, 'toon_external.weights')]);
     await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
     assert.match(await page.textContent('#model-facts'), /external: toon_external\.weights/);
@@ -219,7 +220,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   }));
   const cancelAt = Date.now();
   await page.click('#cancel');
-  await page.waitForSelector('#errors .error[data-code="GORT_ABORTED"]', { timeout: 10000 });
+  await page.waitForSelector('#errors .error[data-code="GORT_ABORTED"]', { timeout: 30000 });
   const cancelMs = Date.now() - cancelAt;
   t.diagnostic(`cancel shown after ${cancelMs} ms; ${ticks} animation frames in 300 ms during the run`);
   assert.ok(cancelMs < 2000, `cancel took ${cancelMs} ms`);
@@ -239,7 +240,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   const corrupt = join(work, 'corrupt.onnx');
   await writeFile(corrupt, Buffer.from('this is not an ONNX model \x08\xff\xff\xff\xff\x0f', 'latin1'));
   await page.setInputFiles('#model-file', corrupt);
-  await page.waitForSelector('#errors .error[data-code="GORT_BAD_MODEL"]', { timeout: 30000 });
+  await page.waitForSelector('#errors .error[data-code="GORT_BAD_MODEL"]', { timeout: 60000 });
   assert.match(await page.textContent('#errors'), /GORT_BAD_MODEL/);
 
   assert.deepEqual(blocked, [], 'the page requested something not on 127.0.0.1');
