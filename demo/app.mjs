@@ -11,7 +11,7 @@
 import * as gortModule from './gort/gort.mjs';
 import { decodeModel, decodeTensor, tensorValue, typeText, attributeValue, initializerSize, externalLocations, dtypeName } from './lib/onnx.mjs';
 import { readNpy, readNpz } from './lib/npy.mjs';
-import { toNumbers, stats, compareValues, imageLayout, looksLikeScores, topK, drawImage, drawHeatmap, randomData, DEFAULT_RTOL, DEFAULT_ATOL } from './lib/values.mjs';
+import { toNumbers, stats, compareValues, imageLayout, looksLikeScores, topK, drawImage, drawHeatmap, randomData, classMapLayout, drawClassMap, DEFAULT_RTOL, DEFAULT_ATOL } from './lib/values.mjs';
 import { GraphView } from './lib/graphview.mjs';
 
 const gort = gortModule.default || gortModule;
@@ -61,7 +61,7 @@ const naText = (what) => el('p', { class: 'na' }, `${what}: ${NOT_AVAILABLE}.`);
 
 const state = {
   name: '', bytes: null, external: new Map(), model: null, printed: null, session: null, sessionKey: '',
-  freshSession: false, loadMs: 0, inputs: new Map(), feeds: null, outputs: null, refs: [], running: null, view: null,
+  freshSession: false, loadMs: 0, inputs: new Map(), feeds: null, outputs: null, refs: [], running: null, view: null, graph: null, graphStack: [],
 };
 
 // ---------------------------------------------------------------- errors and status
@@ -218,6 +218,7 @@ async function loadModel(name, bytes, external) {
   if (!ok) { status(`${name}: the runtime rejected the model (see the error above).`); return false; }
   renderInputs();
   status(`${name}: loaded in ${state.loadMs.toFixed(0)} ms.`);
+  $('status').dataset.loads = String(Number($('status').dataset.loads || 0) + 1); // for scripts and tests
   return true;
 }
 
@@ -392,36 +393,63 @@ async function viewGraph() {
     try {
       const p = await print(state.bytes, { json: true, externalData: state.externalData });
       state.printed = typeof p === 'string' ? JSON.parse(p) : p;
-      const g = state.printed.graph;
-      const typeOf = (v) => v.type || '';
-      return {
-        inferred: true,
-        inputs: g.inputs.map((v) => ({ name: v.name, type: typeOf(v) })),
-        outputs: g.outputs.map((v) => ({ name: v.name, type: typeOf(v) })),
-        initializers: new Set((g.initializers || []).map((v) => v.name)),
-        initTypes: new Map((g.initializers || []).map((v) => [v.name, typeOf(v)])),
-        nodes: g.nodes.map((n) => ({ name: n.name, op: n.op, domain: n.domain || '', index: n.index, inputs: n.inputs, outputs: n.outputs.map((o) => ({ name: o.name, type: typeOf(o), why: o.why })), attrs: n.attrs || {} })),
-      };
+      return fromPrinted(state.printed.graph);
     } catch (e) { showError(e, 'printing the graph'); }
   }
-  const m = state.model;
-  if (!m) return null;
-  const declared = new Map();
-  for (const v of [...m.graph.inputs, ...m.graph.outputs, ...m.graph.valueInfo]) declared.set(v.name, typeText(v.type));
-  for (const t of m.graph.initializers) declared.set(t.name, `${dtypeName(t.dataType)}[${t.dims.join(',')}]`);
+  return state.model ? fromDecoded(state.model.graph) : null;
+}
+
+/** A graph of gort.printGraph's document (inferred types on every value); subgraphs kept for opening. */
+function fromPrinted(g) {
+  const typeOf = (v) => v.type || '';
   return {
+    name: g.name,
+    inferred: true,
+    inputs: g.inputs.map((v) => ({ name: v.name, type: typeOf(v) })),
+    outputs: g.outputs.map((v) => ({ name: v.name, type: typeOf(v) })),
+    initializers: new Set((g.initializers || []).map((v) => v.name)),
+    initTypes: new Map((g.initializers || []).map((v) => [v.name, typeOf(v)])),
+    nodes: g.nodes.map((n) => ({
+      name: n.name, op: n.op, domain: n.domain || '', index: n.index, inputs: n.inputs,
+      outputs: n.outputs.map((o) => ({ name: o.name, type: typeOf(o), why: o.why })), attrs: n.attrs || {},
+      subgraphs: Object.entries(n.subgraphs || {}).map(([k, sg]) => [k, () => fromPrinted(sg)]),
+    })),
+  };
+}
+
+/** A graph of the page's own decoding: declared types only (inputs, outputs, value_info, initializers). */
+function fromDecoded(g) {
+  const declared = new Map();
+  for (const v of [...g.inputs, ...g.outputs, ...g.valueInfo]) declared.set(v.name, typeText(v.type));
+  for (const t of g.initializers) declared.set(t.name, `${dtypeName(t.dataType)}[${t.dims.join(',')}]`);
+  return {
+    name: g.name,
     inferred: false,
-    inputs: m.graph.inputs.map((v) => ({ name: v.name, type: typeText(v.type) })),
-    outputs: m.graph.outputs.map((v) => ({ name: v.name, type: typeText(v.type) })),
-    initializers: new Set(m.graph.initializers.map((t) => t.name)),
-    initTypes: new Map(m.graph.initializers.map((t) => [t.name, `${dtypeName(t.dataType)}[${t.dims.join(',')}]`])),
-    nodes: m.graph.nodes.map((n) => ({
+    inputs: g.inputs.map((v) => ({ name: v.name, type: typeText(v.type) })),
+    outputs: g.outputs.map((v) => ({ name: v.name, type: typeText(v.type) })),
+    initializers: new Set(g.initializers.map((t) => t.name)),
+    initTypes: new Map(g.initializers.map((t) => [t.name, `${dtypeName(t.dataType)}[${t.dims.join(',')}]`])),
+    nodes: g.nodes.map((n) => ({
       name: n.name, op: n.op, domain: n.domain, index: n.index, inputs: n.inputs,
       outputs: n.outputs.map((o) => ({ name: o, type: declared.get(o) || '' })),
       attrs: Object.fromEntries(n.attrs.map((a) => [a.name, attributeValue(a)])),
+      subgraphs: n.attrs.flatMap((a) => (a.g ? [[a.name, () => fromDecoded(a.g)]] : (a.graphs || []).map((sg, i) => [`${a.name}[${i}]`, () => fromDecoded(sg)]))),
     })),
     declared,
   };
+}
+
+/** Shows a subgraph (If/Loop/Scan body) in the view; the Up button returns to the graph that holds it. */
+function openGraph(g, label) {
+  if (label) state.graphStack.push({ graph: state.graph, label });
+  state.graph = g;
+  state.view.setGraph(g);
+  $('graph-search').value = '';
+  $('search-results').replaceChildren();
+  const up = $('graph-up');
+  up.hidden = state.graphStack.length === 0;
+  $('graph-where').textContent = state.graphStack.length ? `in ${state.graphStack.map((x) => x.label).join(' › ')}` : '';
+  selectTab($('tab-graph'));
 }
 
 function graphText(g) {
@@ -440,6 +468,9 @@ function graphText(g) {
 async function renderGraph() {
   const g = await viewGraph();
   state.graph = g;
+  state.graphStack = [];
+  $('graph-up').hidden = true;
+  $('graph-where').textContent = '';
   $('search-results').replaceChildren();
   $('node-details').replaceChildren(el('p', { class: 'muted' }, 'Click a node (or pick a search result) for its attributes, shapes and weights.'));
   if (!state.view) state.view = new GraphView($('graph-canvas'), showNode);
@@ -458,6 +489,10 @@ $('graph-as-text').addEventListener('change', (e) => {
   if (!e.target.checked) state.view.draw();
 });
 $('graph-fit').addEventListener('click', () => state.view && state.view.fit(false));
+$('graph-up').addEventListener('click', () => {
+  const top = state.graphStack.pop();
+  if (top) openGraph(top.graph);
+});
 $('graph-top').addEventListener('click', () => state.view && state.view.fit(true));
 $('graph-search').addEventListener('input', (e) => runSearch(e.target.value));
 $('graph-search').addEventListener('keydown', (e) => {
@@ -513,6 +548,10 @@ function showNode(v) {
   box.append(el('h4', null, 'Inputs'), table(['value', 'type', 'weights'], n.inputs.map((name) => [
     el('code', null, name || '∅'), el('code', null, name ? typeOf(name) : ''), g.initializers.has(name) ? weightStats(name) || 'initializer' : ''])));
   box.append(el('h4', null, 'Outputs'), table(['value', 'type'], n.outputs.map((o) => [el('code', null, o.name), el('code', null, o.type || (o.why ? `? (${o.why})` : '?'))])));
+  if (n.subgraphs && n.subgraphs.length) {
+    box.append(el('h4', null, 'Subgraphs'), el('ul', null, n.subgraphs.map(([k, make]) => el('li', null,
+      el('button', { type: 'button', class: 'open-subgraph', onclick: () => openGraph(make(), `${n.name || n.op}.${k}`) }, `Open ${k}`)))));
+  }
 }
 
 // ---------------------------------------------------------------- run: inputs
@@ -788,6 +827,12 @@ function renderOutputs() {
       const c = el('canvas', { class: 'pixels', 'aria-label': `${name} drawn as an image`, role: 'img' });
       drawImage(c, nums, v.dims);
       card.append(el('div', { class: 'images' }, el('figure', null, c, el('figcaption', null, `${L.w}×${L.h}, ${L.c === 1 ? 'greyscale' : 'colour'} (${L.layout})`))));
+    } else if (classMapLayout(v.dims)) {
+      // Per-class scores per pixel (segmentation): the argmax class of each pixel.
+      const c = el('canvas', { class: 'pixels', 'aria-label': `${name}: class of each pixel`, role: 'img' });
+      const classes = drawClassMap(c, nums, v.dims);
+      const M = classMapLayout(v.dims);
+      card.append(el('div', { class: 'images' }, el('figure', null, c, el('figcaption', null, `${M.w}×${M.h}, argmax over ${M.c} channels; classes present: ${classes.slice(0, 20).join(', ')}${classes.length > 20 ? ', …' : ''}`))));
     }
     if (looksLikeScores(v.dims)) {
       card.append(el('h4', null, 'Top 5'), table(['rank', 'index', 'score', 'probability'], topK(nums, 5).map((t, i) => [num(i + 1), num(t.index), num(fmt(t.score)), num(`${(100 * t.prob).toFixed(2)} %`)]), { class: 'topk' }));

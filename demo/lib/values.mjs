@@ -207,3 +207,45 @@ export function randomData(type, n, seed = 1, lo = 0, hi = 1) {
     default: return null;
   }
 }
+
+/**
+ * Segmentation-style outputs [1,C,H,W] (or [C,H,W]) with C from 2 to 1000
+ * classes: {c, h, w}; null otherwise.
+ */
+export function classMapLayout(dims) {
+  const d = dims.length === 4 && dims[0] === 1 ? dims.slice(1) : dims;
+  if (d.length !== 3) return null;
+  const [c, h, w] = d;
+  return c >= 2 && c <= 1000 && h >= 4 && w >= 4 && c !== 3 && c !== 4 ? { c, h, w } : null;
+}
+
+/** Draws argmax over the channel axis with one colour per class; returns the classes present. */
+export function drawClassMap(canvas, nums, dims) {
+  const L = classMapLayout(dims);
+  if (!L) return null;
+  const { c, h, w } = L;
+  const n = h * w;
+  canvas.width = w; canvas.height = h;
+  const ctx = canvas.getContext('2d');
+  const img = ctx.createImageData(w, h);
+  const present = new Set();
+  for (let i = 0; i < n; i++) {
+    let best = 0; let bv = nums[i];
+    for (let k = 1; k < c; k++) { const v = nums[k * n + i]; if (v > bv) { bv = v; best = k; } }
+    present.add(best);
+    // Golden-angle hues: neighbouring class ids get distant colours; class 0 (background, usually) is dark.
+    const [r, g, b] = best === 0 ? [20, 20, 20] : hsl((best * 137.508) % 360, 0.65, 0.55);
+    img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
+  }
+  ctx.putImageData(img, 0, 0);
+  return [...present].sort((a, b) => a - b);
+}
+
+function hsl(h, s, l) {
+  const f = (n) => {
+    const k = (n + h / 30) % 12;
+    const a = s * Math.min(l, 1 - l);
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return [f(0), f(8), f(4)];
+}

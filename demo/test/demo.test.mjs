@@ -82,6 +82,14 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   const why = () => `\n${logs.slice(-30).join('\n')}`;
+  // The status line names the file once its session exists ("<name>: loaded in N ms").
+  // Opens files with the model picker and waits until that model's session exists (status data-loads counts them).
+  const open = async (files, name) => {
+    const before = Number(await page.getAttribute('#status', 'data-loads') || 0);
+    await page.setInputFiles('#model-file', files);
+    await page.waitForFunction(([n, b]) => Number(document.getElementById('status').dataset.loads || 0) > b
+      && document.getElementById('status').textContent.startsWith(`${n}: loaded in`), [name, before], { timeout: 60000 });
+  };
 
   // 1. Opens with the bundled model and runs it on the sample image.
   const response = await page.goto(url);
@@ -138,8 +146,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.screenshot({ path: join(artifacts, 'graph-bundled.png') });
 
   // 2. A node-suite model with its test data (two inputs), compared: pass.
-  await page.setInputFiles('#model-file', join(SUITE, 'model.onnx'));
-  await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+  await open(join(SUITE, 'model.onnx'), 'model.onnx');
   await page.getByRole('tab', { name: 'Compare' }).click();
   // Picked as a folder (the test_data_set_0 directory itself).
   await page.setInputFiles('#ref-dir', join(SUITE, 'test_data_set_0'));
@@ -167,8 +174,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
 
   // 4. The graph view renders a 1200-node model; search finds a node and shows it.
   if (process.env.DEMO_CHAIN_MODEL) {
-    await page.setInputFiles('#model-file', process.env.DEMO_CHAIN_MODEL);
-    await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await open(process.env.DEMO_CHAIN_MODEL, 'chain1200.onnx');
     await page.getByRole('tab', { name: 'Graph' }).click();
     await page.waitForFunction(() => Number(document.getElementById('graph-canvas').dataset.drawn) > 0);
     assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1200');
@@ -185,13 +191,24 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
     t.diagnostic('DEMO_CHAIN_MODEL unset: graph view check skipped (demo/test.sh sets it)');
   }
 
+  // Subgraphs: an If node's branches open in the view, and Up returns.
+  await open(join(ROOT, 'testdata', 'onnx-node', 'node', 'test_if', 'model.onnx'), 'model.onnx');
+  await page.getByRole('tab', { name: 'Graph' }).click();
+  await page.fill('#graph-search', 'If');
+  await page.press('#graph-search', 'Enter');
+  await page.click('#node-details button.open-subgraph >> nth=0');
+  await page.waitForFunction(() => /_branch/.test(document.getElementById('graph-where').textContent));
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1');
+  await page.click('#graph-up');
+  await page.waitForFunction(() => document.getElementById('graph-up').hidden);
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1');
+
   // External data: the model alone fails with its code; with its weights file (dropped together) it runs.
   if (process.env.DEMO_EXTERNAL_DIR) {
     const dir = process.env.DEMO_EXTERNAL_DIR;
     await page.setInputFiles('#model-file', join(dir, 'toon_external.onnx'));
     await page.waitForSelector('#errors .error[data-code="GORT_EXTERNAL_DATA"]', { timeout: 60000 });
-    await page.setInputFiles('#model-file', [join(dir, 'toon_external.onnx'), join(dir, 'toon_external.weights')]);
-    await page.waitForFunction(() => /loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await open([join(dir, 'toon_external.onnx'), join(dir, 'toon_external.weights')], 'toon_external.onnx');
     assert.match(await page.textContent('#model-facts'), /external: toon_external\.weights/);
     await page.getByRole('tab', { name: 'Run' }).click();
     await page.fill('#dims [data-dim="height"]', '10');
@@ -203,7 +220,8 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
 
   // Cancel: a long series of runs in the proxy Worker stops at once, with GORT_ABORTED shown.
   await page.click('#load-bundled');
-  await page.waitForSelector('#outputs [data-output="toon"] canvas', { timeout: 120000 });
+  await page.waitForFunction(() => /\(bundled\): loaded/.test(document.getElementById('status').textContent)
+    && /first run/.test(document.getElementById('run-status').textContent), null, { timeout: 120000 });
   await page.getByRole('tab', { name: 'Run' }).click();
   await page.selectOption('#src-0', 'random');
   await page.fill('#dims [data-dim="height"]', '600');

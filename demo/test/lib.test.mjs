@@ -10,7 +10,7 @@ import { deflateRawSync } from 'node:zlib';
 import { readNpy, readNpz, fortranToC } from '../lib/npy.mjs';
 import { decodeModel, decodeTensor } from '../lib/onnx.mjs';
 import { layout } from '../lib/graphview.mjs';
-import { compareValues, toNumbers, halfToFloat, imageLayout, topK, floatToHalf } from '../lib/values.mjs';
+import { compareValues, toNumbers, halfToFloat, imageLayout, topK, floatToHalf, classMapLayout } from '../lib/values.mjs';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -163,6 +163,9 @@ test('half floats, image layouts, top-k', () => {
   assert.deepEqual(imageLayout([1, 3, 96, 128]), { c: 3, h: 96, w: 128, layout: 'CHW' });
   assert.deepEqual(imageLayout([1, 64, 48, 3]), { c: 3, h: 64, w: 48, layout: 'HWC' });
   assert.equal(imageLayout([1, 1000]), null);
+  assert.deepEqual(classMapLayout([1, 21, 8, 12]), { c: 21, h: 8, w: 12 });
+  assert.equal(classMapLayout([1, 3, 8, 12]), null);
+  assert.equal(classMapLayout([1, 1000, 1, 1]), null);
   const k = topK(new Float64Array([0.1, 3, -1, 2]), 2);
   assert.deepEqual(k.map((x) => x.index), [1, 3]);
   // softmax of [0.1, 3, -1, 2]: e^3 / (e^0.1 + e^3 + e^-1 + e^2)
