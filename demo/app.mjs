@@ -367,21 +367,35 @@ async function renderCheck() {
 }
 
 function placementTable(list) {
-  const by = { cpu: 0, webgpu: 0 };
+  const by = {};
   for (const p of list) by[p.device] = (by[p.device] || 0) + 1;
   return el('div', null, el('p', null, Object.entries(by).filter(([, n]) => n).map(([d, n]) => `${d}: ${n} nodes`).join(' · ')),
     table(['node', 'op', 'device', 'reason'], list.map((p) => [p.node, el('code', null, p.op), p.device, p.reason || ''])));
 }
 
-function renderPlacements() {
+/** A session property that may be a value, a getter returning a promise, or a method. */
+async function sessionInfo(s, name) {
+  try {
+    const v = s && s[name];
+    return typeof v === 'function' ? await v.call(s) : await v;
+  } catch { return undefined; }
+}
+
+/** What the session runs on: providers in use, why WebGPU is not, the adapter, per-node placements. */
+async function renderPlacements() {
   const box = $('placements');
   box.replaceChildren();
   const s = state.session;
   if (state.sessionNote) box.append(el('p', { class: 'na' }, state.sessionNote));
-  if ($('backend').value === 'webgpu') {
-    if (s && Array.isArray(s.placements)) box.append(el('h3', null, 'Placements of this session'), placementTable(s.placements));
-    else box.append(naText('Per-node placements (session.placements)'));
-  }
+  if ($('backend').value !== 'webgpu' || !s) return;
+  const [providers, unavailable, adapter, placements] = await Promise.all(['executionProviders', 'webgpuUnavailable', 'adapter', 'placements'].map((n) => sessionInfo(s, n)));
+  const facts = [];
+  if (Array.isArray(providers)) facts.push(`providers in use: ${providers.join(', ')}`);
+  if (adapter) facts.push(`adapter: ${typeof adapter === 'string' ? adapter : JSON.stringify(adapter)}`);
+  if (facts.length) box.append(el('p', { id: 'providers' }, facts.join(' · ')));
+  if (unavailable) box.append(el('p', { class: 'na' }, `WebGPU not in use: ${unavailable}`));
+  if (Array.isArray(placements)) box.append(el('h3', null, 'Placements of this session'), placementTable(placements));
+  else box.append(naText('WebGPU: per-node placements (session.placements)'));
 }
 
 // ---------------------------------------------------------------- graph
@@ -785,7 +799,7 @@ async function run() {
     if (med !== null) parts.push(`steady state ${med.toFixed(1)} ms (median of ${times.length}, min ${times[0].toFixed(1)}, max ${times[times.length - 1].toFixed(1)})`);
     parts.push(`load ${state.loadMs.toFixed(0)} ms`, $('proxy').checked ? 'in the Worker' : 'in the page thread', state.sessionKey.split('|')[0]);
     rs.textContent = parts.join(' · ');
-    rs.dataset.done = String(Date.now());
+    rs.dataset.runs = String(Number(rs.dataset.runs || 0) + 1); // for scripts and tests
     if (state.refs.length) compareNow();
     return true;
   } catch (e) {

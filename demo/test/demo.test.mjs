@@ -223,6 +223,15 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.waitForFunction(() => /\(bundled\): loaded/.test(document.getElementById('status').textContent)
     && /first run/.test(document.getElementById('run-status').textContent), null, { timeout: 120000 });
   await page.getByRole('tab', { name: 'Run' }).click();
+  // The WebGPU choice: runs (on WebGPU, or on wasm with the reason shown).
+  await page.selectOption('#backend', 'webgpu');
+  const runs = Number(await page.getAttribute('#run-status', 'data-runs'));
+  await page.click('#run');
+  await page.waitForFunction((b) => Number(document.getElementById('run-status').dataset.runs) > b, runs, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('placements').textContent !== '');
+  assert.match(await page.textContent('#placements'), /WebGPU|webgpu/, why());
+  t.diagnostic(`WebGPU choice: ${await page.textContent('#placements')}`);
+  await page.selectOption('#backend', 'wasm');
   await page.selectOption('#src-0', 'random');
   await page.fill('#dims [data-dim="height"]', '600');
   await page.fill('#dims [data-dim="width"]', '800');
