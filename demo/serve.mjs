@@ -46,6 +46,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     console.error('demo/gort/ is missing: run `make demo` (it builds js/dist and copies it there).');
     process.exit(1);
   }
-  const { url } = await startServer(Number(process.argv[2] ?? process.env.PORT ?? 8080));
-  console.log(`gort demo: ${url}  (Ctrl-C to stop)`);
+  const port = Number(process.argv[2] ?? process.env.PORT ?? 8080);
+  let started;
+  try {
+    started = await startServer(port);
+  } catch (e) {
+    if (e.code !== 'EADDRINUSE') throw e;
+    console.error(`port ${port} is in use; serving on a free port instead`);
+    started = await startServer(0);
+  }
+  console.log(`gort demo: ${started.url}  (Ctrl-C to stop)`);
 }
