@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
+.PHONY: all build run demo test test-go test-wasm test-js test-diff test-demo conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
 
 all: build
 
@@ -26,8 +26,14 @@ run:
 	$(GO) run ./cmd/gort compare $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0
 	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
 
+# The offline demo page on 127.0.0.1 (bundled model, runs on open): builds js/dist, copies it to demo/gort/.
+DEMO_PORT ?= 8080
+demo:
+	bash demo/build.sh
+	node demo/serve.mjs $(DEMO_PORT)
+
 # Everything CI runs.
-test: check test-go test-wasm test-diff test-js
+test: check test-go test-wasm test-diff test-js test-demo
 
 check: check-generated
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
@@ -56,6 +62,10 @@ test-js:
 	node wasm/checks_test.mjs "$(CURDIR)/js/dist/gort.wasm" "$(CURDIR)/js/dist/wasm_exec.js"
 	bash js/test.sh
 	node --test tools/bench/js/report.test.mjs
+
+# The demo page end to end in headless Chromium (screenshots in a temp dir, printed at the end).
+test-demo:
+	bash demo/test.sh
 
 # Per-op table in testdata/conformance/TABLE.md; checks the wasm run against the same manifest, then
 # ends with the summary line of the native run.

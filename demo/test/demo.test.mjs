@@ -1,0 +1,275 @@
+// The demo page end to end in Debian's chromium (playwright-core): the page
+// is served by demo/serve.mjs on 127.0.0.1 with its CSP header, every request
+// to any other host is blocked (and must not happen), and a CSP violation or
+// page error fails the test. Run by demo/test.sh, which builds demo/gort/,
+// writes the 1200-node model ($DEMO_CHAIN_MODEL) and picks $DEMO_ARTIFACTS.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateRawSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { startServer } from '../serve.mjs';
+
+const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(DEMO, '..');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SUITE = join(ROOT, 'testdata', 'onnx-node', 'node', 'test_conv_with_strides_padding');
+const BUNDLED_DATA = join(DEMO, 'model', 'test_data_set_0');
+
+/** A .npy (v1) of float32 values. */
+function npy(dims, values) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${dims.join(', ')}${dims.length === 1 ? ',' : ''}), }`;
+  while ((10 + header.length + 1) % 64) header += ' ';
+  header += '\n';
+  const h = Buffer.alloc(10);
+  h.write('\x93NUMPY', 0, 'latin1'); h[6] = 1; h[7] = 0; h.writeUInt16LE(header.length, 8);
+  return Buffer.concat([h, Buffer.from(header, 'latin1'), Buffer.from(new Float32Array(values).buffer)]);
+}
+
+/** A zip with deflated entries (what np.savez_compressed writes). */
+function zipDeflate(entries) {
+  const locals = []; const central = []; let off = 0;
+  for (const [name, data] of entries) {
+    const comp = deflateRawSync(data);
+    const n = Buffer.from(name);
+    const lh = Buffer.alloc(30);
+    lh.writeUInt32LE(0x04034b50, 0); lh.writeUInt16LE(20, 4); lh.writeUInt16LE(8, 8);
+    lh.writeUInt32LE(comp.length, 18); lh.writeUInt32LE(data.length, 22); lh.writeUInt16LE(n.length, 26);
+    const ch = Buffer.alloc(46);
+    ch.writeUInt32LE(0x02014b50, 0); ch.writeUInt16LE(20, 4); ch.writeUInt16LE(20, 6); ch.writeUInt16LE(8, 10);
+    ch.writeUInt32LE(comp.length, 20); ch.writeUInt32LE(data.length, 24); ch.writeUInt16LE(n.length, 28); ch.writeUInt32LE(off, 42);
+    locals.push(lh, n, comp); central.push(ch, n);
+    off += 30 + n.length + comp.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(off, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+test('demo page: bundled model, node-suite model with test data, compare pass/fail, 1200-node graph, corrupt file', { timeout: 300000 }, async (t) => {
+  const artifacts = process.env.DEMO_ARTIFACTS || await mkdtemp(join(tmpdir(), 'gort-demo-artifacts-'));
+  await mkdir(artifacts, { recursive: true });
+  const work = await mkdtemp(join(tmpdir(), 'gort-demo-test-'));
+  t.after(() => rm(work, { recursive: true, force: true }));
+  const { server, url } = await startServer(0);
+  t.after(() => server.close());
+  const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport: { width: 1366, height: 900 },
+    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  // Close the browser before removing its profile (it writes there until it exits).
+  t.after(async () => { await context.close(); await rm(profile, { recursive: true, force: true, maxRetries: 5 }); });
+  const blocked = [];
+  await context.route('**/*', (route) => {
+    const u = new URL(route.request().url());
+    if (u.hostname === '127.0.0.1') return route.continue();
+    blocked.push(u.href);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  const problems = [];
+  const logs = [];
+  page.on('console', (m) => {
+    logs.push(`${m.type()}: ${m.text()}`);
+    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+    if (/Failed to load resource/i.test(m.text())) problems.push(`missing file: ${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const why = () => `\n${logs.slice(-30).join('\n')}`;
+  // The status line names the file once its session exists ("<name>: loaded in N ms").
+  // Opens files with the model picker and waits until that model's session exists (status data-loads counts them).
+  const open = async (files, name) => {
+    const before = Number(await page.getAttribute('#status', 'data-loads') || 0);
+    await page.setInputFiles('#model-file', files);
+    await page.waitForFunction(([n, b]) => Number(document.getElementById('status').dataset.loads || 0) > b
+      && document.getElementById('status').textContent.startsWith(`${n}: loaded in`), [name, before], { timeout: 60000 });
+  };
+
+  // 1. Opens with the bundled model and runs it on the sample image.
+  const response = await page.goto(url);
+  assert.match(response.headers()['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval'/);
+  await page.evaluate(() => window.gortDemo.ready);
+  await page.getByRole('tab', { name: 'Run' }).click();
+  await page.waitForSelector('#outputs [data-output="toon"] canvas', { timeout: 120000 });
+  const runStatus = await page.textContent('#run-status');
+  assert.match(runStatus, /first run [\d.]+ ms/, runStatus + why());
+  assert.match(await page.textContent('#outputs [data-output="toon"] h3'), /float32\[1,3,96,128\]/);
+  assert.match(await page.textContent('#outputs [data-output="edges"] h3'), /float32\[1,1,48,64\]/);
+  const toonPixels = await page.evaluate(() => {
+    const c = document.querySelector('#outputs [data-output="toon"] canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let lit = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 60) lit++;
+    return { w: c.width, h: c.height, lit };
+  });
+  assert.deepEqual([toonPixels.w, toonPixels.h], [128, 96]);
+  assert.ok(toonPixels.lit > 128 * 96 / 2, `the toon image is mostly dark: ${JSON.stringify(toonPixels)}`);
+  await page.screenshot({ path: join(artifacts, 'run.png'), fullPage: true });
+
+  // The bundled test data (naive float64 reference of tools/gendemo): its
+  // folder's input replaces the image, the model runs, both outputs pass.
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  await page.setInputFiles('#ref-files', ['input_0.pb', 'output_0.pb', 'output_1.pb'].map((f) => join(BUNDLED_DATA, f)));
+  await page.waitForSelector('#compare-summary', { timeout: 120000 });
+  assert.equal(await page.getAttribute('#compare-summary', 'data-result'), 'pass', (await page.textContent('#compare-report')) + why());
+  assert.equal(await page.locator('#compare-report canvas').count(), 2);
+  await page.screenshot({ path: join(artifacts, 'compare-bundled.png'), fullPage: true });
+
+  // The summary names the bundled model's symbolic dims.
+  await page.getByRole('tab', { name: 'Summary' }).click();
+  assert.match(await page.textContent('#io-table'), /float32\[1,3,height,width\]/);
+  assert.match(await page.textContent('#op-histogram'), /Conv\s*3/);
+
+  // Check, capabilities and the graph with inferred shapes, where this build
+  // of the package has them (gort.check, capabilities, printGraph).
+  const apis = await page.evaluate(() => window.gortDemo.apis);
+  t.diagnostic(`package APIs: ${JSON.stringify(apis)}`);
+  await page.getByRole('tab', { name: 'Check' }).click();
+  if (apis.check) assert.match(await page.textContent('#check-summary'), /No findings/);
+  else assert.match(await page.textContent('#findings'), /not available in this build/);
+  if (apis.capabilities) assert.match(await page.textContent('#caps-summary'), /12 of 12 nodes can run/);
+  await page.screenshot({ path: join(artifacts, 'check.png'), fullPage: true });
+  await page.getByRole('tab', { name: 'Graph' }).click();
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '12');
+  if (apis.printGraph) {
+    assert.match(await page.textContent('#graph-count'), /inferred shapes/);
+    await page.fill('#graph-search', 'upscale');
+    await page.press('#graph-search', 'Enter');
+    assert.match(await page.textContent('#node-details'), /Resize\s*upscale/);
+  }
+  await page.screenshot({ path: join(artifacts, 'graph-bundled.png') });
+
+  // 2. A node-suite model with its test data (two inputs), compared: pass.
+  await open(join(SUITE, 'model.onnx'), 'model.onnx');
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  // Picked as a folder (the test_data_set_0 directory itself).
+  await page.setInputFiles('#ref-dir', join(SUITE, 'test_data_set_0'));
+  await page.waitForSelector('#compare-summary', { timeout: 60000 });
+  assert.equal(await page.getAttribute('#compare-summary', 'data-result'), 'pass', (await page.textContent('#compare-report')) + why());
+
+  // Divergence between optimisation levels on the same inputs: none expected.
+  await page.click('#diverge-opt');
+  await page.waitForSelector('#diverge-summary', { timeout: 60000 });
+  assert.match(await page.textContent('#diverge-summary'), /every output agrees/);
+  if (apis.diverge) {
+    await page.waitForSelector('#first-divergence', { timeout: 60000 });
+    assert.match(await page.textContent('#first-divergence'), /No node differs/);
+  } else assert.match(await page.textContent('#diverge-report'), /not available in this build/);
+
+  // 3. Deliberately wrong reference outputs (a deflated .npz): failure shown.
+  const dims = [1, 1, 4, 3]; // test_conv_with_strides_padding's output
+  const wrong = join(work, 'wrong.npz');
+  await writeFile(wrong, zipDeflate([['y.npy', npy(dims, new Array(12).fill(42))]]));
+  await page.setInputFiles('#ref-files', wrong);
+  await page.waitForFunction(() => document.getElementById('compare-summary')?.dataset.result === 'fail', null, { timeout: 60000 });
+  assert.match(await page.textContent('#compare-table'), /FAIL/);
+  assert.match(await page.textContent('#compare-table'), /12 \/ 12/);
+  await page.screenshot({ path: join(artifacts, 'compare-fail.png'), fullPage: true });
+
+  // 4. The graph view renders a 1200-node model; search finds a node and shows it.
+  if (process.env.DEMO_CHAIN_MODEL) {
+    await open(process.env.DEMO_CHAIN_MODEL, 'chain1200.onnx');
+    await page.getByRole('tab', { name: 'Graph' }).click();
+    await page.waitForFunction(() => Number(document.getElementById('graph-canvas').dataset.drawn) > 0);
+    assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1200');
+    await page.fill('#graph-search', 'node_1000');
+    await page.press('#graph-search', 'Enter');
+    await page.waitForFunction(() => document.getElementById('graph-canvas').dataset.selected === 'node_1000');
+    assert.match(await page.textContent('#node-details'), /node_1000/);
+    // Keyboard pan/zoom does not lose the selection.
+    await page.focus('#graph-canvas');
+    await page.keyboard.press('+');
+    await page.keyboard.press('ArrowDown');
+    await page.screenshot({ path: join(artifacts, 'graph.png') });
+  } else {
+    t.diagnostic('DEMO_CHAIN_MODEL unset: graph view check skipped (demo/test.sh sets it)');
+  }
+
+  // Subgraphs: an If node's branches open in the view, and Up returns.
+  await open(join(ROOT, 'testdata', 'onnx-node', 'node', 'test_if', 'model.onnx'), 'model.onnx');
+  await page.getByRole('tab', { name: 'Graph' }).click();
+  await page.fill('#graph-search', 'If');
+  await page.press('#graph-search', 'Enter');
+  await page.click('#node-details button.open-subgraph >> nth=0');
+  await page.waitForFunction(() => /_branch/.test(document.getElementById('graph-where').textContent));
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1');
+  await page.click('#graph-up');
+  await page.waitForFunction(() => document.getElementById('graph-up').hidden);
+  assert.equal(await page.getAttribute('#graph-canvas', 'data-nodes'), '1');
+
+  // External data: the model alone fails with its code; with its weights file (dropped together) it runs.
+  if (process.env.DEMO_EXTERNAL_DIR) {
+    const dir = process.env.DEMO_EXTERNAL_DIR;
+    await page.setInputFiles('#model-file', join(dir, 'toon_external.onnx'));
+    await page.waitForSelector('#errors .error[data-code="GORT_EXTERNAL_DATA"]', { timeout: 60000 });
+    await open([join(dir, 'toon_external.onnx'), join(dir, 'toon_external.weights')], 'toon_external.onnx');
+    assert.match(await page.textContent('#model-facts'), /external: toon_external\.weights/);
+    await page.getByRole('tab', { name: 'Run' }).click();
+    await page.fill('#dims [data-dim="height"]', '10');
+    await page.fill('#dims [data-dim="width"]', '14');
+    await page.click('#run');
+    await page.waitForSelector('#outputs [data-output="toon"]', { timeout: 60000 });
+    assert.match(await page.textContent('#outputs [data-output="toon"] h3'), /float32\[1,3,20,28\]/);
+  }
+
+  // Cancel: a long series of runs in the proxy Worker stops at once, with GORT_ABORTED shown.
+  await page.click('#load-bundled');
+  await page.waitForFunction(() => /\(bundled\): loaded/.test(document.getElementById('status').textContent)
+    && /first run/.test(document.getElementById('run-status').textContent), null, { timeout: 120000 });
+  await page.getByRole('tab', { name: 'Run' }).click();
+  // The WebGPU choice: runs (on WebGPU, or on wasm with the reason shown).
+  await page.selectOption('#backend', 'webgpu');
+  const runs = Number(await page.getAttribute('#run-status', 'data-runs'));
+  await page.click('#run');
+  await page.waitForFunction((b) => Number(document.getElementById('run-status').dataset.runs) > b, runs, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('placements').textContent !== '');
+  assert.match(await page.textContent('#placements'), /WebGPU|webgpu/, why());
+  t.diagnostic(`WebGPU choice: ${await page.textContent('#placements')}`);
+  await page.selectOption('#backend', 'wasm');
+  await page.selectOption('#src-0', 'random');
+  await page.fill('#dims [data-dim="height"]', '600');
+  await page.fill('#dims [data-dim="width"]', '800');
+  await page.fill('#repeats', '40');
+  await page.click('#run');
+  await page.waitForFunction(() => /Running/.test(document.getElementById('run-status').textContent));
+  await new Promise((r) => setTimeout(r, 300));
+  const ticks = await page.evaluate(() => new Promise((resolve) => {
+    // The page's thread stays free while the Worker runs: count animation frames for 300 ms.
+    let n = 0; const t0 = performance.now();
+    const f = () => { n++; if (performance.now() - t0 < 300) requestAnimationFrame(f); else resolve(n); };
+    requestAnimationFrame(f);
+  }));
+  const cancelAt = Date.now();
+  await page.click('#cancel');
+  await page.waitForSelector('#errors .error[data-code="GORT_ABORTED"]', { timeout: 30000 });
+  const cancelMs = Date.now() - cancelAt;
+  t.diagnostic(`cancel shown after ${cancelMs} ms; ${ticks} animation frames in 300 ms during the run`);
+  assert.ok(cancelMs < 2000, `cancel took ${cancelMs} ms`);
+  assert.ok(ticks >= 5, `the page's thread was blocked during the run (${ticks} frames in 300 ms)`);
+  assert.match(await page.textContent('#run-status'), /Cancelled/);
+
+  // Drag and drop: the bundled model's bytes dropped as a File on the drop zone.
+  await page.evaluate(async () => {
+    const bytes = await (await fetch('model/toon.onnx')).arrayBuffer();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'dropped.onnx'));
+    document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => /dropped\.onnx: loaded in/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+
+  // 5. A corrupt file shows gort's error, with its code, in the page.
+  const corrupt = join(work, 'corrupt.onnx');
+  await writeFile(corrupt, Buffer.from('this is not an ONNX model \x08\xff\xff\xff\xff\x0f', 'latin1'));
+  await page.setInputFiles('#model-file', corrupt);
+  await page.waitForSelector('#errors .error[data-code="GORT_BAD_MODEL"]', { timeout: 60000 });
+  assert.match(await page.textContent('#errors'), /GORT_BAD_MODEL/);
+
+  assert.deepEqual(blocked, [], 'the page requested something not on 127.0.0.1');
+  assert.deepEqual(problems, [], problems.join('\n') + why());
+});
