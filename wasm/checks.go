@@ -143,18 +143,7 @@ func (s *stringBuilder) Write(p []byte) (int, error) { *s = append(*s, p...); re
 // nodes gort cannot run, and what the plan stage does with the model under
 // the given session options (load's options).
 func capabilities(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("capabilities needs the model bytes")
-	}
-	model, err := copyBytes(args[0], "model")
-	if err != nil {
-		return nil, err
-	}
-	var o js.Value
-	if len(args) > 1 {
-		o = args[1]
-	}
-	opts, err := sessionOptions(o)
+	model, opts, err := modelArgs("capabilities", args)
 	if err != nil {
 		return nil, err
 	}

@@ -184,18 +184,7 @@ func argErr(format string, a ...any) error {
 // options: {freeDimensionOverrides?: {name: n}, externalData?: [{path, data: Uint8Array}], maxTensorBytes?: n,
 // graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all'}.
 func load(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("load needs the model bytes")
-	}
-	model, err := copyBytes(args[0], "model")
-	if err != nil {
-		return nil, err
-	}
-	var o js.Value
-	if len(args) > 1 {
-		o = args[1]
-	}
-	opts, err := sessionOptions(o)
+	model, opts, err := modelArgs("load", args)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +441,25 @@ func copyBytes(v js.Value, what string) ([]byte, error) {
 	return b, nil
 }
 
-// sessionOptions reads the options of load (and of inspect).
+// modelArgs reads the (model bytes, session options) arguments of load and
+// capabilities.
+func modelArgs(fn string, args []js.Value) ([]byte, runtime.Options, error) {
+	if len(args) < 1 {
+		return nil, runtime.Options{}, argErr("%s needs the model bytes", fn)
+	}
+	model, err := copyBytes(args[0], "model")
+	if err != nil {
+		return nil, runtime.Options{}, err
+	}
+	var o js.Value
+	if len(args) > 1 {
+		o = args[1]
+	}
+	opts, err := sessionOptions(o)
+	return model, opts, err
+}
+
+// sessionOptions reads the options of load (and of capabilities).
 func sessionOptions(o js.Value) (runtime.Options, error) {
 	var opts runtime.Options
 	if v := jsval.Get(o, "freeDimensionOverrides"); !jsval.IsNullish(v) {

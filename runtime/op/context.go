@@ -3,6 +3,7 @@ package op
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -92,24 +93,12 @@ func (c *Context) New(dt tensor.DType, shape ...int) *tensor.Tensor {
 func (c *Context) NewOver(in []*tensor.Tensor, dt tensor.DType, shape ...int) *tensor.Tensor {
 	if c.ReuseInput != nil && tensor.StoredAsF32(dt) {
 		for i, t := range in {
-			if t != nil && tensor.StoredAsF32(t.DType()) && sameShape(t.Shape(), shape) && c.ReuseInput(i) {
+			if t != nil && tensor.StoredAsF32(t.DType()) && slices.Equal(t.Shape(), shape) && c.ReuseInput(i) {
 				return tensor.WrapF32(dt, shape, t.F32())
 			}
 		}
 	}
 	return c.New(dt, shape...)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Fail aborts the kernel with a Runtime error (recovered by the executor).
