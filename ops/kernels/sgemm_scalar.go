@@ -175,3 +175,11 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 		dst[i] = (v-sub)*mul + add
 	}
 }
+
+// dwPlane9S1 runs dwRow9S1 on the interior [lo, hi) of output rows
+// [r0, r1), whose row r reads x from base0 + (r-r0)·stride.
+func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW, base0, stride int) {
+	for r := r0; r < r1; r++ {
+		dwRow9S1(y[r*OW+lo:r*OW+hi], x, offs, wt, base0+(r-r0)*stride+lo)
+	}
+}

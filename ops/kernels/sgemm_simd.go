@@ -270,6 +270,42 @@ func dwRow9S1(y, x []float32, offs *[9]int, wt *[9]float32, o0 int) {
 	}
 }
 
+// dwPlane9S1 runs dwRow9S1 on the interior [lo, hi) of output rows
+// [r0, r1), whose row r reads x from base0 + (r-r0)·stride, with the nine
+// weights splatted once for the whole plane. The caller has checked the
+// lowest and highest addresses read.
+func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW, base0, stride int) {
+	px, py := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y))
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	e1, e2 := uintptr(offs[3]-offs[0])*4, uintptr(offs[6]-offs[0])*4
+	n := (hi - lo) &^ 3
+	for r := r0; r < r1; r++ {
+		base := base0 + (r-r0)*stride
+		p0 := unsafe.Add(px, (base+offs[0]+lo)*4)
+		p1, p2 := unsafe.Add(p0, e1), unsafe.Add(p0, e2)
+		q := unsafe.Add(py, (r*OW+lo)*4)
+		for o := uintptr(0); o < uintptr(n)*4; o += 16 {
+			var a f32x4
+			a = a.Add(w0.Mul(ld4(p0, o)))
+			a = a.Add(w1.Mul(ld4(p0, o+d1)))
+			a = a.Add(w2.Mul(ld4(p0, o+d2)))
+			a = a.Add(w3.Mul(ld4(p1, o)))
+			a = a.Add(w4.Mul(ld4(p1, o+d1)))
+			a = a.Add(w5.Mul(ld4(p1, o+d2)))
+			a = a.Add(w6.Mul(ld4(p2, o)))
+			a = a.Add(w7.Mul(ld4(p2, o+d1)))
+			a = a.Add(w8.Mul(ld4(p2, o+d2)))
+			st4(a, q, o)
+		}
+		if lo+n < hi {
+			dwRow(y[r*OW+lo+n:r*OW+hi], x, offs[:], wt[:], base, lo+n, 1)
+		}
+	}
+}
+
 // copy8 and zero8 move one panel row with two v128 loads and stores (Go
 // compiles an array assignment of this size to a memmove call).
 func copy8(d, s *[8]float32) {

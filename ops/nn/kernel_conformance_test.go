@@ -329,6 +329,8 @@ var convCases = []convCase{
 	{name: "depthwise", n: 2, c: 6, m: 6, group: 6, in: []int{11, 14}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true},
 	{name: "depthwise-s2-5x5", n: 1, c: 4, m: 4, group: 4, in: []int{12, 13}, kernel: []int{5, 5}, strides: []int{2, 2}, pads: []int{2, 1, 2, 2}},
 	{name: "depthwise-x2-dil", n: 1, c: 3, m: 6, group: 3, in: []int{10, 23}, kernel: []int{3, 3}, dil: []int{2, 3}, pads: []int{0, 3, 1, 2}, bias: true},
+	{name: "depthwise-1x1", n: 2, c: 5, m: 5, group: 5, in: []int{6, 7}, kernel: []int{1, 1}, bias: true},
+	{name: "depthwise-s2", n: 1, c: 3, m: 3, group: 3, in: []int{13, 12}, kernel: []int{3, 3}, strides: []int{2, 2}, pads: []int{1, 0, 1, 1}, fuse: true},
 	{name: "depthwise-narrow", n: 1, c: 2, m: 2, group: 2, in: []int{4, 2}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}},
 	{name: "single-channel", n: 2, c: 1, m: 3, group: 1, in: []int{6, 7}, kernel: []int{2, 3}, pads: []int{0, 1, 1, 0}},
 	{name: "grouped", n: 2, c: 8, m: 12, group: 4, in: []int{6, 9}, kernel: []int{3, 2}, pads: []int{1, 0, 0, 1}, bias: true},
