@@ -119,17 +119,9 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = c0, c1, c2, c3, c4, c5, c6, c7
 }
 
-func addScalar(x []float32, s float32) {
-	for i := range x {
-		x[i] += s
-	}
-}
-
-func addVec(x, y []float32) {
-	y = y[:len(x)]
-	for i := range x {
-		x[i] += y[i]
-	}
+// epilogueRow applies one row of an Epilogue (see epilogueRowScalar).
+func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	epilogueRowScalar(x, hasBias, bias, colBias, res, act, al, be)
 }
 
 func activateSimple(x []float32, act Act, alpha, beta float32) { activateScalar(x, act, alpha, beta) }

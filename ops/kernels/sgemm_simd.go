@@ -141,28 +141,65 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 	c1.Store(c[4:8])
 }
 
-func addScalar(x []float32, s float32) {
-	i := 0
-	if len(x) >= 4 {
-		v := archsimd.BroadcastFloat32x4(s)
-		for ; i+4 <= len(x); i += 4 {
-			archsimd.LoadFloat32x4(x[i:]).Add(v).Store(x[i:])
+// epilogueRow applies one row of an Epilogue in a single pass: per vector
+// the additions in order (bias, column bias, residual), then the activation
+// (Sigmoid and Tanh, which call math32, run scalar over the row afterwards).
+// The comparisons reproduce activateScalar's results, NaNs included (Go's
+// min and max and wasm's f32x4.min/max agree: NaN in, NaN out;
+// min(-0, 0) = -0).
+func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	n := len(x) &^ 3
+	if colBias != nil {
+		colBias = colBias[:len(x)]
+	}
+	if res != nil {
+		res = res[:len(x)]
+	}
+	vact := act
+	if act == ActSigmoid || act == ActTanh {
+		vact = ActNone
+	}
+	vb := archsimd.BroadcastFloat32x4(bias)
+	zero, one := archsimd.BroadcastFloat32x4(0), archsimd.BroadcastFloat32x4(1)
+	va, vbe := archsimd.BroadcastFloat32x4(al), archsimd.BroadcastFloat32x4(be)
+	six, half := archsimd.BroadcastFloat32x4(6), archsimd.BroadcastFloat32x4(0.5)
+	for i := 0; i < n; i += 4 {
+		v := archsimd.LoadFloat32x4(x[i : i+4])
+		if hasBias {
+			v = v.Add(vb)
 		}
+		if colBias != nil {
+			v = v.Add(archsimd.LoadFloat32x4(colBias[i : i+4]))
+		}
+		if res != nil {
+			v = v.Add(archsimd.LoadFloat32x4(res[i : i+4]))
+		}
+		switch vact {
+		case ActRelu:
+			v = zero.IfElse(v.Less(zero), v)
+		case ActLeakyRelu:
+			v = v.Mul(va).IfElse(v.Less(zero), v)
+		case ActClip:
+			v = va.IfElse(v.Less(va), v)
+			v = vbe.IfElse(v.Greater(vbe), v)
+		case ActHardSigmoid:
+			v = zero.Max(one.Min(va.Mul(v).Add(vbe)))
+		case ActHardSwish:
+			v = v.Mul(zero.Max(one.Min(v.Div(six).Add(half))))
+		}
+		v.Store(x[i : i+4])
 	}
-	for ; i < len(x); i++ {
-		x[i] += s
+	if vact != act {
+		Activate(x[:n], act, al, be)
 	}
-}
-
-func addVec(x, y []float32) {
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		archsimd.LoadFloat32x4(x[i:]).Add(archsimd.LoadFloat32x4(y[i:])).Store(x[i:])
+	var cb, rs []float32
+	if colBias != nil {
+		cb = colBias[n:]
 	}
-	for ; i < len(x); i++ {
-		x[i] += y[i]
+	if res != nil {
+		rs = res[n:]
 	}
+	epilogueRowScalar(x[n:], hasBias, bias, cb, rs, act, al, be)
 }
 
 // activateSimple vectorises the piecewise-linear activations with the
