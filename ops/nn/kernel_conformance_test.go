@@ -707,3 +707,41 @@ func TestKernelConformanceBatchNorm(t *testing.T) {
 	}
 	want.check(t, kspec{opType: "BatchNormalization", opset: 15}.run(t, x, scale, bias, mean, vr))
 }
+
+// TestKernelConcurrentRuns runs kernels built once (weights pre-packed)
+// from several goroutines at once, as a session may: packed weights are
+// shared read-only and scratch comes from pools, so every run must give the
+// single-threaded result (and `go test -race` must stay quiet).
+func TestKernelConcurrentRuns(t *testing.T) {
+	r := rand.New(rand.NewSource(26))
+	x, w, b := kt(r, tensor.Float, 2, 6, 15, 13), kt(r, tensor.Float, 8, 3, 3, 3), kt(r, tensor.Float, 8)
+	conv := kspec{opType: "Conv", opset: 22, at: attrs{"group": 2, "pads": []int{1, 1, 1, 1}}, consts: []bool{false, true, true}}
+	ck := conv.build(t, []*tensor.Tensor{x, w, b})
+	a, bm := kt(r, tensor.Float, 37, 70), kt(r, tensor.Float, 70, 19)
+	mm := kspec{opType: "MatMul", opset: 13, consts: []bool{false, true}}
+	mk := mm.build(t, []*tensor.Tensor{a, bm})
+	run := func(k op.Kernel, in ...*tensor.Tensor) *tensor.Tensor {
+		out, err := k.Run(&op.Context{Ctx: context.Background()}, in)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		return out[0]
+	}
+	wantC, wantM := run(ck, x, w, b), run(mk, a, bm)
+	done := make(chan [2]*tensor.Tensor)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var c, m *tensor.Tensor
+			for i := 0; i < 5; i++ {
+				c, m = run(ck, x, w, b), run(mk, a, bm)
+			}
+			done <- [2]*tensor.Tensor{c, m}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		got := <-done
+		sameBits(t, got[0], wantC)
+		sameBits(t, got[1], wantM)
+	}
+}
