@@ -175,3 +175,17 @@ func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW
 		dwRow9S1(y[r*OW+lo:r*OW+hi], x, offs, wt, base0+(r-r0)*stride+lo)
 	}
 }
+
+// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
+// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
+func maxInto(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if t := dst[i]; !(t >= v || v != v) {
+			dst[i] = v
+		}
+	}
+}
+
+// maxWindowS1Vec is the vectorised part of maxWindowS1: none here.
+func maxWindowS1Vec(y, x, first []float32, KW, dw int) int { return 0 }

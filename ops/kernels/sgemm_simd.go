@@ -343,6 +343,39 @@ func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW
 	}
 }
 
+// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
+// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
+func maxInto(dst, src []float32) {
+	src = src[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		t, v := archsimd.LoadFloat32x4(dst[i:i+4]), archsimd.LoadFloat32x4(src[i:i+4])
+		t.IfElse(t.GreaterEqual(v).Or(v.NotEqual(v)), v).Store(dst[i : i+4])
+	}
+	for ; i < len(dst); i++ {
+		if t, v := dst[i], src[i]; !(t >= v || v != v) {
+			dst[i] = v
+		}
+	}
+}
+
+// maxWindowS1Vec computes maxWindowS1 four outputs at a time and returns
+// how many it did; the caller has checked x's and first's extents.
+func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	n := len(y) &^ 3
+	for i := 0; i < n; i += 4 {
+		best := ld4(px, uintptr(i)*4)
+		for kw := 1; kw < KW; kw++ {
+			v := ld4(px, uintptr(i+kw*dw)*4)
+			best = v.IfElse(v.Greater(best), best)
+		}
+		f := archsimd.LoadFloat32x4(first[i : i+4])
+		f.IfElse(f.NotEqual(f), best).Store(y[i : i+4])
+	}
+	return n
+}
+
 // copy8 and zero8 move one panel row with two v128 loads and stores (Go
 // compiles an array assignment of this size to a memmove call).
 func copy8(d, s *[8]float32) {
