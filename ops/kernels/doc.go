@@ -11,8 +11,10 @@
 //     comes from pools, so steady-state calls do not allocate.
 //   - conv.go: convolution as that GEMM, 1×1 convolutions reading the input
 //     directly and the others through an im2col that is packed block by block
-//     (never a full column matrix); depthwise.go: one input channel per group
-//     as a direct convolution; convtranspose.go: GEMM plus a segmented col2im.
+//     (never a full column matrix); winograd.go: 3×3 unit-stride layers as
+//     Winograd F(2,3) (16 GEMMs on transformed tiles, 2.25× fewer
+//     multiplies); depthwise.go: one input channel per group as a direct
+//     convolution; convtranspose.go: GEMM plus a segmented col2im.
 //   - pool.go: 2-D MaxPool and AveragePool planes.
 //
 // The register-level code comes in two builds: sgemm_simd.go (WebAssembly

@@ -189,3 +189,14 @@ func maxInto(dst, src []float32) {
 
 // maxWindowS1Vec is the vectorised part of maxWindowS1: none here.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int { return 0 }
+
+// winoRowsFull computes Bᵀ d down four full rows.
+func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
+	n := len(t0)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
+	for i := 0; i < n; i++ {
+		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
+	}
+}

@@ -376,6 +376,26 @@ func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
 	return n
 }
 
+// winoRowsFull computes Bᵀ d down four full rows.
+func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
+	n := len(t0)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		a0, a1 := archsimd.LoadFloat32x4(d0[i:i+4]), archsimd.LoadFloat32x4(d1[i:i+4])
+		a2, a3 := archsimd.LoadFloat32x4(d2[i:i+4]), archsimd.LoadFloat32x4(d3[i:i+4])
+		a0.Sub(a2).Store(t0[i : i+4])
+		a1.Add(a2).Store(t1[i : i+4])
+		a2.Sub(a1).Store(t2[i : i+4])
+		a1.Sub(a3).Store(t3[i : i+4])
+	}
+	for ; i < n; i++ {
+		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
+	}
+}
+
 // copy8 and zero8 move one panel row with two v128 loads and stores (Go
 // compiles an array assignment of this size to a memmove call).
 func copy8(d, s *[8]float32) {

@@ -321,7 +321,7 @@ type convCase struct {
 
 var convCases = []convCase{
 	{name: "3x3-pad-bias", n: 2, c: 3, m: 5, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true},
-	{name: "3x3-deep-tails", n: 1, c: 37, m: 13, group: 1, in: []int{7, 9}, kernel: []int{3, 3}, pads: []int{1, 0, 1, 2}}, // K=333: two k blocks
+	{name: "3x3-deep-tails", n: 1, c: 37, m: 13, group: 1, in: []int{7, 9}, kernel: []int{3, 3}, pads: []int{1, 0, 1, 2}}, // im2col (M too small for Winograd), K=333: two k blocks
 	{name: "5x3-stride-dil", n: 2, c: 4, m: 6, group: 2, in: []int{13, 10}, kernel: []int{5, 3}, strides: []int{2, 3}, dil: []int{1, 2}, pads: []int{2, 1, 0, 3}, bias: true},
 	{name: "pointwise", n: 3, c: 6, m: 9, group: 1, in: []int{5, 7}, kernel: []int{1, 1}, bias: true, fuse: true},
 	{name: "pointwise-stride2", n: 1, c: 5, m: 7, group: 1, in: []int{9, 9}, kernel: []int{1, 1}, strides: []int{2, 2}},
@@ -335,6 +335,10 @@ var convCases = []convCase{
 	{name: "single-channel", n: 2, c: 1, m: 3, group: 1, in: []int{6, 7}, kernel: []int{2, 3}, pads: []int{0, 1, 1, 0}},
 	{name: "grouped", n: 2, c: 8, m: 12, group: 4, in: []int{6, 9}, kernel: []int{3, 2}, pads: []int{1, 0, 0, 1}, bias: true},
 	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true}, // > 1 segment
+	{name: "winograd", n: 2, c: 33, m: 35, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-odd-pads", n: 1, c: 32, m: 36, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
+	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
+	{name: "winograd-tall-deep", n: 1, c: 300, m: 37, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "3d", n: 1, c: 3, m: 5, group: 1, in: []int{4, 5, 6}, kernel: []int{2, 3, 2}, strides: []int{1, 2, 1}, pads: []int{1, 0, 1, 0, 1, 1}, bias: true},
 	{name: "float16", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Float16},
