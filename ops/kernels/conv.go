@@ -86,7 +86,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
-	if WinogradFits(g, group, cg, mg) {
+	// Weights not packed at build are transformed on every run, which only
+	// pays off on larger images.
+	if WinogradFits(g, group, cg, mg) && (cw.wino != nil || os >= 256) {
 		ws := winoPool.Get().(*winoScratch)
 		defer winoPool.Put(ws)
 		ww := cw.wino
