@@ -12,7 +12,9 @@ import "sync"
 //     in packed-panel form (the scratch is one block, ≤ 2 MB, whatever the
 //     image size);
 //   - one input channel per group (depthwise, or C = 1) runs a direct
-//     convolution instead (depthwise.go).
+//     convolution instead (depthwise.go);
+//   - 3×3 at unit stride and dilation with at least 32 input and output
+//     channels runs as Winograd F(2×2, 3×3) (winograd.go).
 //
 // Bias, residual and activation run in the GEMM's epilogue while the output
 // tile is still in cache.
@@ -25,6 +27,7 @@ type ConvWeights struct {
 	Group  int
 	KDim   int        // C/group · kernel size
 	packed []*PackedA // per group; nil to pack block by block on each run
+	wino   *winoWeights
 }
 
 // NewConvWeights wraps w; with pack it also packs each group for the GEMM
@@ -83,6 +86,31 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
+	// Weights not packed at build are transformed on every run, which only
+	// pays off on larger images.
+	if WinogradFits(g, group, cg, mg) && (cw.wino != nil || os >= 256) {
+		ws := winoPool.Get().(*winoScratch)
+		defer winoPool.Put(ws)
+		ww := cw.wino
+		if ww == nil {
+			ws.u = grow(ws.u, 16*mg*cg)
+			ww = newWinoWeights(cw.W, mg, cg, ws.u, &ws.packs)
+		}
+		ep := Epilogue{RowBias: a.Bias, Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
+		for n := 0; n < a.N; n++ {
+			if a.Residual != nil {
+				ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
+			}
+			var epp *Epilogue
+			if ep.active() {
+				epp = &ep
+			}
+			if err := convWinograd(ww, cg, mg, g, a.X[n*a.C*is:(n+1)*a.C*is], a.Y[n*cw.M*os:(n+1)*cw.M*os], epp, ws, a.Checkpoint); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	direct := cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR)
 	pw := Pointwise(g)
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow

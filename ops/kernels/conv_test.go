@@ -26,6 +26,7 @@ func BenchmarkConv(b *testing.B) {
 		{128, 128, 28, 28, 3, 1, 1},
 		{256, 256, 14, 14, 3, 1, 1},
 		{1024, 256, 14, 14, 1, 1, 1},
+		{256, 256, 28, 28, 1, 1, 1},
 		{512, 512, 7, 7, 3, 1, 1},
 		{256, 512, 56, 56, 1, 2, 1},
 		{128, 128, 56, 56, 3, 1, 128},
@@ -58,11 +59,17 @@ func BenchmarkConv(b *testing.B) {
 // pointwise and depthwise paths), a ConvTranspose and a packed GEMM allocate
 // nothing once their pooled scratch exists.
 func TestSteadyStateAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
 	r := rand.New(rand.NewSource(2))
-	for _, cb := range []convBench{{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}, {8, 8, 12, 12, 3, 2, 8}} {
+	for _, cb := range []convBench{{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}, {8, 8, 12, 12, 3, 2, 8}, {32, 32, 12, 12, 3, 1, 1}} {
 		g := cb.geom()
 		kdim := cb.c / cb.group * cb.k * cb.k
 		cw := NewConvWeights(randSlice(r, cb.m*kdim), cb.m, cb.group, kdim, true)
+		if WinogradFits(g, cb.group, cb.c, cb.m) {
+			cw.PackWinograd()
+		}
 		args := &ConvArgs{N: 2, C: cb.c, Geom: g, X: randSlice(r, 2*cb.c*cb.h*cb.w), Bias: randSlice(r, cb.m),
 			Y: make([]float32, 2*cb.m*g.OutSize()), Act: ActRelu}
 		args.Residual = randSlice(r, len(args.Y))

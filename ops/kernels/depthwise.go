@@ -11,6 +11,12 @@ func depthwise2D(x, w, y []float32, g *ConvGeom) {
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
+	if Pointwise(g) {
+		// A per-channel scale: the plane is one long row.
+		_ = x[len(y)-1]
+		dwRowS1(y, x, []int{0}, w[:1], 0)
+		return
+	}
 	// Output columns where every kw tap is inside the row.
 	lo, _ := validRange(W, OW, sw, pw, 0)
 	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
@@ -25,6 +31,18 @@ func depthwise2D(x, w, y []float32, g *ConvGeom) {
 		for kw := 0; kw < KW; kw++ {
 			taps = append(taps, kh*dh*W+kw*dw-pw)
 		}
+	}
+	// Output rows where every kh tap is inside the plane: with a 3×3 kernel
+	// at unit stride their interiors run as one batch, weights in registers.
+	rlo, _ := validRange(H, OH, sh, ph, 0)
+	_, rhi := validRange(H, OH, sh, ph, (KH-1)*dh)
+	batched := sw == 1 && KH*KW == 9 && rlo < rhi && lo < hi
+	if batched {
+		base0, stride := (rlo*sh-ph)*W, sh*W
+		_ = x[base0+taps[0]+lo]
+		_ = x[base0+(rhi-1-rlo)*stride+taps[8]+hi-1]
+		_ = y[rlo*OW : rhi*OW]
+		dwPlane9S1(y, x, (*[9]int)(taps), (*[9]float32)(w[:9]), rlo, rhi, lo, hi, OW, base0, stride)
 	}
 	for oh := 0; oh < OH; oh++ {
 		yrow := y[oh*OW : (oh+1)*OW]
@@ -58,7 +76,7 @@ func depthwise2D(x, w, y []float32, g *ConvGeom) {
 		for ow := max(hi, lo); ow < OW; ow++ {
 			border(ow)
 		}
-		if lo >= hi {
+		if lo >= hi || batched && oh >= rlo && oh < rhi {
 			continue
 		}
 		offs, wt := taps[khLo*KW:khHi*KW], w[khLo*KW:khHi*KW]

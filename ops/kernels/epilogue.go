@@ -58,21 +58,41 @@ func ApplyEpilogue(c []float32, rows, cols, ldc int, e *Epilogue) {
 // apply runs the epilogue on the block of C rows [i0, i0+mb), columns
 // [j0, j0+nb); c is the whole of C.
 func (e *Epilogue) apply(c []float32, ldc, i0, mb, j0, nb int) {
+	var colBias []float32
+	if e.ColBias != nil {
+		colBias = e.ColBias[j0 : j0+nb]
+	}
 	for i := i0; i < i0+mb; i++ {
 		row := c[i*ldc+j0 : i*ldc+j0+nb]
+		var bias float32
 		if e.RowBias != nil {
-			addScalar(row, e.RowBias[i])
+			bias = e.RowBias[i]
 		}
-		if e.ColBias != nil {
-			addVec(row, e.ColBias[j0:j0+nb])
-		}
+		var res []float32
 		if e.Residual != nil {
-			addVec(row, e.Residual[i*e.LdR+j0:i*e.LdR+j0+nb])
+			res = e.Residual[i*e.LdR+j0 : i*e.LdR+j0+nb]
 		}
-		if e.Act != ActNone {
-			Activate(row, e.Act, e.Alpha, e.Beta)
-		}
+		epilogueRow(row, e.RowBias != nil, bias, colBias, res, e.Act, e.Alpha, e.Beta)
 	}
+}
+
+// epilogueRowScalar is epilogueRow one element at a time: the additions in
+// order (bias, column bias, residual), then the activation.
+func epilogueRowScalar(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	for i := range x {
+		v := x[i]
+		if hasBias {
+			v += bias
+		}
+		if colBias != nil {
+			v += colBias[i]
+		}
+		if res != nil {
+			v += res[i]
+		}
+		x[i] = v
+	}
+	Activate(x, act, al, be)
 }
 
 // Activate applies act in place to x, with the float32 semantics of the

@@ -27,10 +27,15 @@ func poolTaps(o, in, s, d, k, padBegin, padEnd int) (lo, hi, withPad int) {
 	return lo, hi, withPad
 }
 
-// MaxPool2D computes one plane of MaxPool: each output is the first valid
-// tap of its window (in kh, kw order), replaced by every later tap greater
-// than it, so a NaN propagates only from a window's first tap, as in the
-// generic loop; a window with no valid tap gives -Inf.
+// MaxPool2D computes one plane of MaxPool. Each output is, as in the
+// generic loop (which scans the window taking the first valid tap and
+// replacing it by every later tap greater than it): NaN if the window's
+// first valid tap is NaN, otherwise the largest of its other taps, NaNs
+// ignored; a window with no valid tap gives -Inf. The scan is separable: per
+// output row, first down the kernel rows (vectorised, NaNs skipped), then
+// across the kernel columns. That visits the taps column by column instead
+// of row by row, which changes nothing but, in a window whose maximum is
+// zero, which of +0 and -0 is kept.
 func MaxPool2D(x, y []float32, g *ConvGeom) {
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
@@ -44,6 +49,10 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 	if hi < lo {
 		hi = lo
 	}
+	sc := convPool.Get().(*convScratch)
+	defer convPool.Put(sc)
+	sc.col = grow(sc.col, W)
+	col := sc.col
 	for oh := 0; oh < OH; oh++ {
 		khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
 		yrow := y[oh*OW : (oh+1)*OW]
@@ -53,42 +62,75 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 			}
 			continue
 		}
+		// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
+		// valid kh, NaNs skipped (NaN only if all are).
 		ih0 := oh*sh - ph
-		for ow := 0; ow < OW; ow++ {
-			iw0 := ow*sw - pw
-			if ow >= lo && ow < hi {
-				// Interior: every kw tap is valid.
-				best := x[(ih0+khLo*dh)*W+iw0]
-				for kh := khLo; kh < khHi; kh++ {
-					row := x[(ih0+kh*dh)*W+iw0:]
-					kw := 0
-					if kh == khLo {
-						kw = 1
-					}
-					for ; kw < KW; kw++ {
-						if v := row[kw*dw]; v > best {
-							best = v
-						}
+		first := x[(ih0+khLo*dh)*W : (ih0+khLo*dh+1)*W]
+		copy(col, first)
+		for kh := khLo + 1; kh < khHi; kh++ {
+			maxInto(col, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
+		}
+		// Across the kernel columns, then a NaN first tap wins.
+		if sw == 1 && lo < hi {
+			maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
+		} else {
+			for ow := lo; ow < hi; ow++ {
+				iw0 := ow*sw - pw
+				best := col[iw0]
+				for kw := 1; kw < KW; kw++ {
+					if v := col[iw0+kw*dw]; v > best {
+						best = v
 					}
 				}
+				if f := first[iw0]; f != f {
+					best = f
+				}
 				yrow[ow] = best
-				continue
 			}
+		}
+		border := func(ow int) {
 			best, any := float32(math.Inf(-1)), false
-			for kh := khLo; kh < khHi; kh++ {
-				row := x[(ih0+kh*dh)*W:]
-				for kw := 0; kw < KW; kw++ {
-					iw := iw0 + kw*dw
-					if iw < 0 || iw >= W {
-						continue
-					}
-					if v := row[iw]; !any || v > best {
+			for kw := 0; kw < KW; kw++ {
+				if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
+					if v := col[iw]; !any {
 						best, any = v, true
+						if f := first[iw]; f != f {
+							best = f
+							break
+						}
+					} else if v > best {
+						best = v
 					}
 				}
 			}
 			yrow[ow] = best
 		}
+		for ow := 0; ow < min(lo, OW); ow++ {
+			border(ow)
+		}
+		for ow := max(hi, lo); ow < OW; ow++ {
+			border(ow)
+		}
+	}
+}
+
+// maxWindowS1 sets y[i] to the scan of x[i + kw·dw] over kw < KW (unit
+// stride, every tap valid), or to first[i] when that is NaN.
+func maxWindowS1(y, x, first []float32, KW, dw int) {
+	_ = x[len(y)-1+(KW-1)*dw]
+	_ = first[len(y)-1]
+	i := maxWindowS1Vec(y, x, first, KW, dw)
+	for ; i < len(y); i++ {
+		best := x[i]
+		for kw := 1; kw < KW; kw++ {
+			if v := x[i+kw*dw]; v > best {
+				best = v
+			}
+		}
+		if f := first[i]; f != f {
+			best = f
+		}
+		y[i] = best
 	}
 }
 

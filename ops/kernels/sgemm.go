@@ -13,11 +13,15 @@ import "sync"
 // micro-kernel sweeps the MC×kc block of A (L2); the kc×NC block of B is
 // packed once per (kc, NC) block.
 const (
-	MR      = 4   // rows of the micro-tile
-	NR      = 8   // columns of the micro-tile
-	sgemmKC = 512 // depth of a block
-	sgemmMC = 256 // rows of an A block (multiple of MR)
-	sgemmNC = 2048
+	MR = 4 // rows of the micro-tile
+	NR = 8 // columns of the micro-tile
+)
+
+// Block sizes (variables so that a benchmark can sweep them).
+var (
+	sgemmKC = 256  // depth of a block
+	sgemmMC = 128  // rows of an A block (multiple of MR)
+	sgemmNC = 2048 // columns of a B block (multiple of NR)
 )
 
 // PackedA is an m×k matrix op(A) packed for Sgemm: panels of MR rows over
@@ -116,13 +120,16 @@ func packAPanel(trans bool, a []float32, lda, i0, rows, p0, kb int, alpha float3
 func packBPanel(trans bool, b []float32, ldb, p0, kb, j0, cols int, dst []float32) {
 	dst = dst[:kb*NR]
 	if !trans {
+		if cols == NR {
+			for p := 0; p < kb; p++ {
+				o := (p0+p)*ldb + j0
+				copy8((*[NR]float32)(dst[p*NR:p*NR+NR]), (*[NR]float32)(b[o:o+NR]))
+			}
+			return
+		}
 		for p := 0; p < kb; p++ {
 			d := dst[p*NR : p*NR+NR : p*NR+NR]
 			src := b[(p0+p)*ldb+j0:]
-			if cols == NR {
-				copy(d, src[:NR])
-				continue
-			}
 			copy(d, src[:cols])
 			clear(d[cols:])
 		}

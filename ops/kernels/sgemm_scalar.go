@@ -119,17 +119,9 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = c0, c1, c2, c3, c4, c5, c6, c7
 }
 
-func addScalar(x []float32, s float32) {
-	for i := range x {
-		x[i] += s
-	}
-}
-
-func addVec(x, y []float32) {
-	y = y[:len(x)]
-	for i := range x {
-		x[i] += y[i]
-	}
+// epilogueRow applies one row of an Epilogue (see epilogueRowScalar).
+func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	epilogueRowScalar(x, hasBias, bias, colBias, res, act, al, be)
 }
 
 func activateSimple(x []float32, act Act, alpha, beta float32) { activateScalar(x, act, alpha, beta) }
@@ -173,5 +165,38 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 	src = src[:len(dst)]
 	for i, v := range src {
 		dst[i] = (v-sub)*mul + add
+	}
+}
+
+// dwPlane9S1 runs dwRow9S1 on the interior [lo, hi) of output rows
+// [r0, r1), whose row r reads x from base0 + (r-r0)·stride.
+func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW, base0, stride int) {
+	for r := r0; r < r1; r++ {
+		dwRow9S1(y[r*OW+lo:r*OW+hi], x, offs, wt, base0+(r-r0)*stride+lo)
+	}
+}
+
+// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
+// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
+func maxInto(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if t := dst[i]; !(t >= v || v != v) {
+			dst[i] = v
+		}
+	}
+}
+
+// maxWindowS1Vec is the vectorised part of maxWindowS1: none here.
+func maxWindowS1Vec(y, x, first []float32, KW, dw int) int { return 0 }
+
+// winoRowsFull computes Bᵀ d down four full rows.
+func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
+	n := len(t0)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
+	for i := 0; i < n; i++ {
+		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
 	}
 }

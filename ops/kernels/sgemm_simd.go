@@ -141,28 +141,65 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 	c1.Store(c[4:8])
 }
 
-func addScalar(x []float32, s float32) {
-	i := 0
-	if len(x) >= 4 {
-		v := archsimd.BroadcastFloat32x4(s)
-		for ; i+4 <= len(x); i += 4 {
-			archsimd.LoadFloat32x4(x[i:]).Add(v).Store(x[i:])
+// epilogueRow applies one row of an Epilogue in a single pass: per vector
+// the additions in order (bias, column bias, residual), then the activation
+// (Sigmoid and Tanh, which call math32, run scalar over the row afterwards).
+// The comparisons reproduce activateScalar's results, NaNs included (Go's
+// min and max and wasm's f32x4.min/max agree: NaN in, NaN out;
+// min(-0, 0) = -0).
+func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	n := len(x) &^ 3
+	if colBias != nil {
+		colBias = colBias[:len(x)]
+	}
+	if res != nil {
+		res = res[:len(x)]
+	}
+	vact := act
+	if act == ActSigmoid || act == ActTanh {
+		vact = ActNone
+	}
+	vb := archsimd.BroadcastFloat32x4(bias)
+	zero, one := archsimd.BroadcastFloat32x4(0), archsimd.BroadcastFloat32x4(1)
+	va, vbe := archsimd.BroadcastFloat32x4(al), archsimd.BroadcastFloat32x4(be)
+	six, half := archsimd.BroadcastFloat32x4(6), archsimd.BroadcastFloat32x4(0.5)
+	for i := 0; i < n; i += 4 {
+		v := archsimd.LoadFloat32x4(x[i : i+4])
+		if hasBias {
+			v = v.Add(vb)
 		}
+		if colBias != nil {
+			v = v.Add(archsimd.LoadFloat32x4(colBias[i : i+4]))
+		}
+		if res != nil {
+			v = v.Add(archsimd.LoadFloat32x4(res[i : i+4]))
+		}
+		switch vact {
+		case ActRelu:
+			v = zero.IfElse(v.Less(zero), v)
+		case ActLeakyRelu:
+			v = v.Mul(va).IfElse(v.Less(zero), v)
+		case ActClip:
+			v = va.IfElse(v.Less(va), v)
+			v = vbe.IfElse(v.Greater(vbe), v)
+		case ActHardSigmoid:
+			v = zero.Max(one.Min(va.Mul(v).Add(vbe)))
+		case ActHardSwish:
+			v = v.Mul(zero.Max(one.Min(v.Div(six).Add(half))))
+		}
+		v.Store(x[i : i+4])
 	}
-	for ; i < len(x); i++ {
-		x[i] += s
+	if vact != act {
+		Activate(x[:n], act, al, be)
 	}
-}
-
-func addVec(x, y []float32) {
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		archsimd.LoadFloat32x4(x[i:]).Add(archsimd.LoadFloat32x4(y[i:])).Store(x[i:])
+	var cb, rs []float32
+	if colBias != nil {
+		cb = colBias[n:]
 	}
-	for ; i < len(x); i++ {
-		x[i] += y[i]
+	if res != nil {
+		rs = res[n:]
 	}
+	epilogueRowScalar(x[n:], hasBias, bias, cb, rs, act, al, be)
 }
 
 // activateSimple vectorises the piecewise-linear activations with the
@@ -267,6 +304,95 @@ func dwRow9S1(y, x []float32, offs *[9]int, wt *[9]float32, o0 int) {
 	}
 	if n < len(y) {
 		dwRow(y[n:], x, offs[:], wt[:], 0, o0+n, 1)
+	}
+}
+
+// dwPlane9S1 runs dwRow9S1 on the interior [lo, hi) of output rows
+// [r0, r1), whose row r reads x from base0 + (r-r0)·stride, with the nine
+// weights splatted once for the whole plane. The caller has checked the
+// lowest and highest addresses read.
+func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW, base0, stride int) {
+	px, py := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y))
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	e1, e2 := uintptr(offs[3]-offs[0])*4, uintptr(offs[6]-offs[0])*4
+	n := (hi - lo) &^ 3
+	for r := r0; r < r1; r++ {
+		base := base0 + (r-r0)*stride
+		p0 := unsafe.Add(px, (base+offs[0]+lo)*4)
+		p1, p2 := unsafe.Add(p0, e1), unsafe.Add(p0, e2)
+		q := unsafe.Add(py, (r*OW+lo)*4)
+		for o := uintptr(0); o < uintptr(n)*4; o += 16 {
+			var a f32x4
+			a = a.Add(w0.Mul(ld4(p0, o)))
+			a = a.Add(w1.Mul(ld4(p0, o+d1)))
+			a = a.Add(w2.Mul(ld4(p0, o+d2)))
+			a = a.Add(w3.Mul(ld4(p1, o)))
+			a = a.Add(w4.Mul(ld4(p1, o+d1)))
+			a = a.Add(w5.Mul(ld4(p1, o+d2)))
+			a = a.Add(w6.Mul(ld4(p2, o)))
+			a = a.Add(w7.Mul(ld4(p2, o+d1)))
+			a = a.Add(w8.Mul(ld4(p2, o+d2)))
+			st4(a, q, o)
+		}
+		if lo+n < hi {
+			dwRow(y[r*OW+lo+n:r*OW+hi], x, offs[:], wt[:], base, lo+n, 1)
+		}
+	}
+}
+
+// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
+// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
+func maxInto(dst, src []float32) {
+	src = src[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		t, v := archsimd.LoadFloat32x4(dst[i:i+4]), archsimd.LoadFloat32x4(src[i:i+4])
+		t.IfElse(t.GreaterEqual(v).Or(v.NotEqual(v)), v).Store(dst[i : i+4])
+	}
+	for ; i < len(dst); i++ {
+		if t, v := dst[i], src[i]; !(t >= v || v != v) {
+			dst[i] = v
+		}
+	}
+}
+
+// maxWindowS1Vec computes maxWindowS1 four outputs at a time and returns
+// how many it did; the caller has checked x's and first's extents.
+func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	n := len(y) &^ 3
+	for i := 0; i < n; i += 4 {
+		best := ld4(px, uintptr(i)*4)
+		for kw := 1; kw < KW; kw++ {
+			v := ld4(px, uintptr(i+kw*dw)*4)
+			best = v.IfElse(v.Greater(best), best)
+		}
+		f := archsimd.LoadFloat32x4(first[i : i+4])
+		f.IfElse(f.NotEqual(f), best).Store(y[i : i+4])
+	}
+	return n
+}
+
+// winoRowsFull computes Bᵀ d down four full rows.
+func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
+	n := len(t0)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		a0, a1 := archsimd.LoadFloat32x4(d0[i:i+4]), archsimd.LoadFloat32x4(d1[i:i+4])
+		a2, a3 := archsimd.LoadFloat32x4(d2[i:i+4]), archsimd.LoadFloat32x4(d3[i:i+4])
+		a0.Sub(a2).Store(t0[i : i+4])
+		a1.Add(a2).Store(t1[i : i+4])
+		a2.Sub(a1).Store(t2[i : i+4])
+		a1.Sub(a3).Store(t3[i : i+4])
+	}
+	for ; i < n; i++ {
+		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
 	}
 }
 

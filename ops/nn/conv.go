@@ -162,7 +162,30 @@ func (c *convAttrs) packWeights(w *tensor.Tensor) *kernels.ConvWeights {
 		return nil
 	}
 	kdim := tensor.MustSize(shape[1:])
-	return kernels.NewConvWeights(w.F32(), m, c.group, kdim, true)
+	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, true)
+	if c.winograd(shape) {
+		cw.PackWinograd()
+	}
+	return cw
+}
+
+// winograd reports whether a Conv with weights of this shape will run as
+// Winograd F(2,3) (kernels.WinogradFits, decided from the attributes: the
+// geometry's kernel, strides and dilations do not depend on the input).
+func (c *convAttrs) winograd(w []int) bool {
+	if len(w) != 4 || c.group != 1 {
+		return false
+	}
+	one := func(v []int) bool {
+		for _, x := range v {
+			if x != 1 {
+				return false
+			}
+		}
+		return v == nil || len(v) == 2
+	}
+	g := &kernels.ConvGeom{In: []int{0, 0}, Kernel: w[2:], Strides: []int{1, 1}, Dilations: []int{1, 1}}
+	return one(c.win.strides) && one(c.win.dilations) && kernels.WinogradFits(g, c.group, w[1], w[0])
 }
 
 // sameData reports whether two slices are the same storage.

@@ -321,7 +321,7 @@ type convCase struct {
 
 var convCases = []convCase{
 	{name: "3x3-pad-bias", n: 2, c: 3, m: 5, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true},
-	{name: "3x3-deep-tails", n: 1, c: 37, m: 13, group: 1, in: []int{7, 9}, kernel: []int{3, 3}, pads: []int{1, 0, 1, 2}}, // K=333: two k blocks
+	{name: "3x3-deep-tails", n: 1, c: 37, m: 13, group: 1, in: []int{7, 9}, kernel: []int{3, 3}, pads: []int{1, 0, 1, 2}}, // im2col (M too small for Winograd), K=333: two k blocks
 	{name: "5x3-stride-dil", n: 2, c: 4, m: 6, group: 2, in: []int{13, 10}, kernel: []int{5, 3}, strides: []int{2, 3}, dil: []int{1, 2}, pads: []int{2, 1, 0, 3}, bias: true},
 	{name: "pointwise", n: 3, c: 6, m: 9, group: 1, in: []int{5, 7}, kernel: []int{1, 1}, bias: true, fuse: true},
 	{name: "pointwise-stride2", n: 1, c: 5, m: 7, group: 1, in: []int{9, 9}, kernel: []int{1, 1}, strides: []int{2, 2}},
@@ -329,10 +329,16 @@ var convCases = []convCase{
 	{name: "depthwise", n: 2, c: 6, m: 6, group: 6, in: []int{11, 14}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true},
 	{name: "depthwise-s2-5x5", n: 1, c: 4, m: 4, group: 4, in: []int{12, 13}, kernel: []int{5, 5}, strides: []int{2, 2}, pads: []int{2, 1, 2, 2}},
 	{name: "depthwise-x2-dil", n: 1, c: 3, m: 6, group: 3, in: []int{10, 23}, kernel: []int{3, 3}, dil: []int{2, 3}, pads: []int{0, 3, 1, 2}, bias: true},
+	{name: "depthwise-1x1", n: 2, c: 5, m: 5, group: 5, in: []int{6, 7}, kernel: []int{1, 1}, bias: true},
+	{name: "depthwise-s2", n: 1, c: 3, m: 3, group: 3, in: []int{13, 12}, kernel: []int{3, 3}, strides: []int{2, 2}, pads: []int{1, 0, 1, 1}, fuse: true},
 	{name: "depthwise-narrow", n: 1, c: 2, m: 2, group: 2, in: []int{4, 2}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}},
 	{name: "single-channel", n: 2, c: 1, m: 3, group: 1, in: []int{6, 7}, kernel: []int{2, 3}, pads: []int{0, 1, 1, 0}},
 	{name: "grouped", n: 2, c: 8, m: 12, group: 4, in: []int{6, 9}, kernel: []int{3, 2}, pads: []int{1, 0, 0, 1}, bias: true},
 	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true}, // > 1 segment
+	{name: "winograd", n: 2, c: 33, m: 35, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-odd-pads", n: 1, c: 32, m: 36, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
+	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
+	{name: "winograd-tall-deep", n: 1, c: 300, m: 37, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "3d", n: 1, c: 3, m: 5, group: 1, in: []int{4, 5, 6}, kernel: []int{2, 3, 2}, strides: []int{1, 2, 1}, pads: []int{1, 0, 1, 0, 1, 1}, bias: true},
 	{name: "float16", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Float16},
@@ -667,7 +673,7 @@ func TestKernelConformancePool(t *testing.T) {
 			t.Run(fmt.Sprint(opType, i), func(t *testing.T) {
 				x := kt(r, tensor.Float, 2, 3, 11, 13)
 				xd := x.F32()
-				for j := 0; j < 6; j++ {
+				for j := 0; j < len(xd)/8; j++ {
 					xd[r.Intn(len(xd))] = float32(math.NaN())
 				}
 				x64 := tensor.New(tensor.Double, x.Shape()...)
@@ -704,4 +710,42 @@ func TestKernelConformanceBatchNorm(t *testing.T) {
 		want.add(i, sd[ch]*(xd[i]-md[ch])/math.Sqrt(vd[ch]+1e-5)+bd[ch])
 	}
 	want.check(t, kspec{opType: "BatchNormalization", opset: 15}.run(t, x, scale, bias, mean, vr))
+}
+
+// TestKernelConcurrentRuns runs kernels built once (weights pre-packed)
+// from several goroutines at once, as a session may: packed weights are
+// shared read-only and scratch comes from pools, so every run must give the
+// single-threaded result (and `go test -race` must stay quiet).
+func TestKernelConcurrentRuns(t *testing.T) {
+	r := rand.New(rand.NewSource(26))
+	x, w, b := kt(r, tensor.Float, 2, 6, 15, 13), kt(r, tensor.Float, 8, 3, 3, 3), kt(r, tensor.Float, 8)
+	conv := kspec{opType: "Conv", opset: 22, at: attrs{"group": 2, "pads": []int{1, 1, 1, 1}}, consts: []bool{false, true, true}}
+	ck := conv.build(t, []*tensor.Tensor{x, w, b})
+	a, bm := kt(r, tensor.Float, 37, 70), kt(r, tensor.Float, 70, 19)
+	mm := kspec{opType: "MatMul", opset: 13, consts: []bool{false, true}}
+	mk := mm.build(t, []*tensor.Tensor{a, bm})
+	run := func(k op.Kernel, in ...*tensor.Tensor) *tensor.Tensor {
+		out, err := k.Run(&op.Context{Ctx: context.Background()}, in)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		return out[0]
+	}
+	wantC, wantM := run(ck, x, w, b), run(mk, a, bm)
+	done := make(chan [2]*tensor.Tensor)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var c, m *tensor.Tensor
+			for i := 0; i < 5; i++ {
+				c, m = run(ck, x, w, b), run(mk, a, bm)
+			}
+			done <- [2]*tensor.Tensor{c, m}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		got := <-done
+		sameBits(t, got[0], wantC)
+		sameBits(t, got[1], wantM)
+	}
 }

@@ -1,0 +1,290 @@
+package kernels
+
+import "sync"
+
+// Winograd F(2×2, 3×3) for 3×3 convolutions with unit stride and dilation:
+// each 2×2 block of output pixels (a tile) comes from a 4×4 input patch d as
+//
+//	Y = Aᵀ [ (G g Gᵀ) ⊙ (Bᵀ d B) ] A
+//
+// so the 36 multiplies per tile and channel pair of the direct convolution
+// become 16, done as 16 GEMMs (one per element ξ of the 4×4 transformed
+// domain): M_ξ (M × tiles) = U_ξ (M × C) · V_ξ (C × tiles). U, the
+// transformed weights, is packed once for constant weights. Tiles run in
+// blocks of whole tile rows (≈ 64 tiles), so the transformed input and the
+// GEMM outputs stay a few MB whatever the image size, and the epilogue runs
+// on each block's output rows while they are in cache.
+//
+//	Bᵀ = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+//	G  = [1 0 0; ½ ½ ½; ½ -½ ½; 0 0 1]
+//	Aᵀ = [1 1 1 0; 0 1 -1 -1]
+//
+// F(2,3) only uses ±1 and ½ in its transforms, so it loses little accuracy
+// (the larger F(4,3) would save more multiplies at a real cost in accuracy).
+
+// winogradMin is the least number of input and output channels for which the
+// transforms pay for themselves (measured in wasm: 0.9× the im2col GEMM at
+// 16 and 24 channels, 1.0–1.2× at 32–64 on small images, 1.4–2.2× on
+// ResNet-50's 3×3 layers).
+const winogradMin = 32
+
+// winogradOn switches the Winograd path (a benchmark compares both).
+var winogradOn = true
+
+// WinogradFits reports whether a convolution runs as Winograd F(2,3): 2-D,
+// 3×3, unit stride and dilation, one group, at least winogradMin input and
+// output channels.
+func WinogradFits(g *ConvGeom, group, c, m int) bool {
+	return winogradOn && len(g.In) == 2 && g.Kernel[0] == 3 && g.Kernel[1] == 3 && g.Strides[0] == 1 && g.Strides[1] == 1 &&
+		g.Dilations[0] == 1 && g.Dilations[1] == 1 && group == 1 && c >= winogradMin && m >= winogradMin
+}
+
+// winoWeights is U = G g Gᵀ for every (m, c), as 16 packed M × C matrices.
+type winoWeights struct {
+	u [16]*PackedA
+}
+
+// winoTransformWeights writes U_ξ[m][c] into u (16 × M × C) from the 3×3
+// weights w (M × C × 9).
+func winoTransformWeights(w []float32, m, c int, u []float32) {
+	mc := m * c
+	for i := 0; i < mc; i++ {
+		g := w[i*9 : i*9+9 : i*9+9]
+		// t = G g (4×3), then U = t Gᵀ (4×4).
+		var t [4][3]float32
+		for j := 0; j < 3; j++ {
+			g0, g1, g2 := g[j], g[3+j], g[6+j]
+			t[0][j] = g0
+			t[1][j] = 0.5 * (g0 + g1 + g2)
+			t[2][j] = 0.5 * (g0 - g1 + g2)
+			t[3][j] = g2
+		}
+		for r := 0; r < 4; r++ {
+			a0, a1, a2 := t[r][0], t[r][1], t[r][2]
+			u[(r*4+0)*mc+i] = a0
+			u[(r*4+1)*mc+i] = 0.5 * (a0 + a1 + a2)
+			u[(r*4+2)*mc+i] = 0.5 * (a0 - a1 + a2)
+			u[(r*4+3)*mc+i] = a2
+		}
+	}
+}
+
+// newWinoWeights transforms and packs 3×3 weights (M × C × 9); scratch, when
+// large enough, holds the unpacked transform.
+func newWinoWeights(w []float32, m, c int, scratch []float32, packs *[16]PackedA) *winoWeights {
+	u := grow(scratch, 16*m*c)
+	winoTransformWeights(w, m, c, u)
+	ww := &winoWeights{}
+	for x := 0; x < 16; x++ {
+		if packs != nil {
+			packs[x] = PackedA{M: m, K: c, data: grow(packs[x].data, roundUp(m, MR)*c)}
+			for i := 0; i < m; i += MR {
+				packAPanel(false, u[x*m*c:(x+1)*m*c], c, i, min(MR, m-i), 0, c, 1, packs[x].data[i*c:(i+MR)*c])
+			}
+			ww.u[x] = &packs[x]
+			continue
+		}
+		ww.u[x] = PackA(false, m, c, 1, u[x*m*c:(x+1)*m*c], c)
+	}
+	return ww
+}
+
+// PackWinograd prepares constant 3×3 weights of one group for Winograd
+// F(2,3) (the convolution must satisfy WinogradFits); the plain GEMM packing
+// is dropped, as Conv will not use it.
+func (cw *ConvWeights) PackWinograd() {
+	c := cw.KDim / 9
+	cw.wino = newWinoWeights(cw.W, cw.M, c, nil, nil)
+	cw.packed = nil
+}
+
+var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
+
+// winoScratch is the pooled scratch of the Winograd path.
+type winoScratch struct {
+	u     []float32
+	packs [16]PackedA
+	v     []float32 // 16 packed C × tb blocks
+	mo    []float32 // 16 M × tb GEMM outputs
+	t     []float32 // 4 transformed input rows
+}
+
+// convWinograd runs one image of a group-1 3×3 unit-stride convolution.
+// x: C × H × W, y: M × OH × OW; ep carries the bias, residual and activation.
+func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Epilogue, s *winoScratch, checkpoint func() error) error {
+	H, W := g.In[0], g.In[1]
+	OH, OW := g.Out[0], g.Out[1]
+	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
+	tilesH, tilesW := (OH+1)/2, (OW+1)/2
+	rowsPer := max(1, 64/tilesW)
+	tbMax := rowsPer * tilesW
+	tbPad := roundUp(tbMax, NR)
+	s.v = grow(s.v, 16*tbPad*c)
+	s.mo = grow(s.mo, 16*m*tbMax)
+	os := OH * OW
+	// The strip of 4 input rows a tile row reads, transformed down the
+	// rows (Bᵀ d): t[r][col], with the padding as zeros; columns are offset
+	// by pw so that tile tw reads t[r][2tw : 2tw+4].
+	tw4 := 2*tilesW + 2
+	s.t = grow(s.t, 4*tw4)
+	for th0 := 0; th0 < tilesH; th0 += rowsPer {
+		if checkpoint != nil {
+			if err := checkpoint(); err != nil {
+				return err
+			}
+		}
+		nth := min(rowsPer, tilesH-th0)
+		tb := nth * tilesW
+		// Input transform into 16 packed B operands (C × tb each).
+		var pbs [16]PackedB
+		for xi := range pbs {
+			pbs[xi] = PackedB{K: c, N: tb, data: s.v[xi*tbPad*c : (xi+1)*tbPad*c]}
+		}
+		for ci := 0; ci < c; ci++ {
+			xc := x[ci*H*W : (ci+1)*H*W]
+			for r := 0; r < nth; r++ {
+				winoInputRow(xc, H, W, (th0+r)*2-ph, pw, s.t[:4*tw4], tw4, tilesW, &pbs, ci, r*tilesW)
+			}
+		}
+		// Zero the padding columns of the last panel (the GEMM reads them).
+		if tb%NR != 0 {
+			for xi := range pbs {
+				d := pbs[xi].data
+				q := tb / NR
+				for p := 0; p < c; p++ {
+					clear(d[q*NR*c+p*NR+tb%NR : q*NR*c+p*NR+NR])
+				}
+			}
+		}
+		for xi := 0; xi < 16; xi++ {
+			sgemm(m, tb, c, &aOperand{packed: ww.u[xi]}, &bOperand{packed: &pbs[xi]}, 0, s.mo[xi*m*tb:(xi+1)*m*tb], tb, nil)
+		}
+		// Output transform and the epilogue of these output rows.
+		oh0, oh1 := th0*2, min(OH, (th0+nth)*2)
+		for mi := 0; mi < m; mi++ {
+			yp := y[mi*os : (mi+1)*os]
+			for r := 0; r < nth; r++ {
+				winoOutputRow(s.mo, m*tb, mi*tb+r*tilesW, tilesW, yp, (th0+r)*2, OH, OW)
+			}
+		}
+		if ep != nil {
+			for mi := 0; mi < m; mi++ {
+				var bias float32
+				if ep.RowBias != nil {
+					bias = ep.RowBias[mi]
+				}
+				var res []float32
+				if ep.Residual != nil {
+					res = ep.Residual[mi*ep.LdR+oh0*OW : mi*ep.LdR+oh1*OW]
+				}
+				epilogueRow(y[mi*os+oh0*OW:mi*os+oh1*OW], ep.RowBias != nil, bias, nil, res, ep.Act, ep.Alpha, ep.Beta)
+			}
+		}
+	}
+	return nil
+}
+
+// winoInputRow transforms the input patches of one tile row of channel xc
+// (input rows ih0..ih0+3, zero outside the image) and writes, for each tile
+// tw, V_ξ[ci][t0+tw] into the packed operands.
+func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int, pbs *[16]PackedB, ci, t0 int) {
+	// Down the rows: t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3,
+	// over the strip's columns (col j reads input column j - pw).
+	var rows [4][]float32
+	for r := 0; r < 4; r++ {
+		if ih := ih0 + r; ih >= 0 && ih < H {
+			rows[r] = xc[ih*W : (ih+1)*W]
+		}
+	}
+	r0, r1, r2, r3 := t[0:tw4], t[tw4:2*tw4], t[2*tw4:3*tw4], t[3*tw4:4*tw4]
+	lo, hi := max(0, pw), min(tw4, W+pw) // strip columns inside the image
+	clear(r0[:lo])
+	clear(r1[:lo])
+	clear(r2[:lo])
+	clear(r3[:lo])
+	if hi < tw4 {
+		clear(r0[max(hi, lo):])
+		clear(r1[max(hi, lo):])
+		clear(r2[max(hi, lo):])
+		clear(r3[max(hi, lo):])
+	}
+	if lo < hi {
+		winoRows(rows, r0[lo:hi], r1[lo:hi], r2[lo:hi], r3[lo:hi], lo-pw)
+	}
+	// Across the columns of each tile, into the packed panels.
+	K := pbs[0].K
+	for tw := 0; tw < tilesW; tw++ {
+		tt := t0 + tw
+		off := (tt/NR)*NR*K + ci*NR + tt%NR
+		j := 2 * tw
+		for r, row := range [4][]float32{r0, r1, r2, r3} {
+			d0, d1, d2, d3 := row[j], row[j+1], row[j+2], row[j+3]
+			pbs[r*4+0].data[off] = d0 - d2
+			pbs[r*4+1].data[off] = d1 + d2
+			pbs[r*4+2].data[off] = d2 - d1
+			pbs[r*4+3].data[off] = d1 - d3
+		}
+	}
+}
+
+// winoRows computes Bᵀ d down the four rows over n columns: rows[r] (nil
+// for a row outside the image) read from column c0.
+func winoRows(rows [4][]float32, t0, t1, t2, t3 []float32, c0 int) {
+	n := len(t0)
+	get := func(r int) []float32 {
+		if rows[r] == nil {
+			return nil
+		}
+		return rows[r][c0 : c0+n]
+	}
+	d0, d1, d2, d3 := get(0), get(1), get(2), get(3)
+	at := func(d []float32, i int) float32 {
+		if d == nil {
+			return 0
+		}
+		return d[i]
+	}
+	if d0 != nil && d1 != nil && d2 != nil && d3 != nil {
+		winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3)
+		return
+	}
+	for i := 0; i < n; i++ {
+		a0, a1, a2, a3 := at(d0, i), at(d1, i), at(d2, i), at(d3, i)
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
+	}
+}
+
+// winoOutputRow applies Aᵀ m A to the tiles [t0, t0+tilesW) of output
+// channel row mi (mo holds the 16 GEMM outputs, stride per ξ), writing the
+// 2×2 blocks of output rows oh, oh+1 (clipped to OH × OW).
+func winoOutputRow(mo []float32, stride, base, tilesW int, y []float32, oh, OH, OW int) {
+	var m [16][]float32
+	for xi := range m {
+		m[xi] = mo[xi*stride+base : xi*stride+base+tilesW]
+	}
+	y0 := y[oh*OW : (oh+1)*OW]
+	var y1 []float32
+	if oh+1 < OH {
+		y1 = y[(oh+1)*OW : (oh+2)*OW]
+	}
+	for tw := 0; tw < tilesW; tw++ {
+		// Down the rows: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column).
+		var s0, s1 [4]float32
+		for col := 0; col < 4; col++ {
+			a0, a1, a2, a3 := m[col][tw], m[4+col][tw], m[8+col][tw], m[12+col][tw]
+			s0[col] = a0 + a1 + a2
+			s1[col] = a1 - a2 - a3
+		}
+		ow := 2 * tw
+		y0[ow] = s0[0] + s0[1] + s0[2]
+		if ow+1 < OW {
+			y0[ow+1] = s0[1] - s0[2] - s0[3]
+		}
+		if y1 != nil {
+			y1[ow] = s1[0] + s1[1] + s1[2]
+			if ow+1 < OW {
+				y1[ow+1] = s1[1] - s1[2] - s1[3]
+			}
+		}
+	}
+}
