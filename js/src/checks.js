@@ -12,10 +12,15 @@ import { feedToWire, wireToValue } from './wire.js';
 
 const tool = (name, ...args) => defaultBackend().tool(name, args);
 
-/** Every finding at once: {ok, errors, warnings, findings: [{severity, code, node, nodeIndex, op, message, ...}]}. */
+/**
+ * Every finding at once: {ok, errors, warnings, findings: [{severity, code, node, nodeIndex, op, message, ...}]}.
+ * {externalData: null} leaves external data unchecked (EXTERNAL_DATA_NOT_CHECKED warnings naming each file,
+ * as `gort check --no-external`); otherwise a file the model names and externalData lacks is an error.
+ */
 export async function check(model, options) {
-  const { bytes, loadOpts } = await loadArguments(model, options);
-  return tool('check', bytes, { externalData: loadOpts.externalData });
+  const unchecked = !!options && options.externalData === null;
+  const { bytes, loadOpts } = await loadArguments(model, unchecked ? { ...options, externalData: undefined } : options);
+  return tool('check', bytes, { externalData: unchecked ? null : loadOpts.externalData });
 }
 
 /** Inferred type and shape of every value: {values: {name: {type, elem, shape, why}}, problems}. */
