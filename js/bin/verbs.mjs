@@ -37,11 +37,28 @@ async function modelBytes(path) {
 
 // The model decoded by the library's printer, or exit 2 (as cmd/gort's readModel).
 async function printed(path, bytes) {
+  let pm;
   try {
-    return await gort.printGraph(bytes, { json: true });
+    pm = await gort.printGraph(bytes, { json: true });
   } catch (e) {
     throw new CommandError(`${path}: ${e.message}`, EXIT_USAGE);
   }
+  // A value's shape is Go's nil (null) when the rank is unknown, and reaches
+  // JS as []: only a scalar's type text ends in "[]".
+  const fix = (v) => {
+    if (v && Array.isArray(v.shape) && v.shape.length === 0 && !(v.type || '').endsWith('[]')) v.shape = null;
+  };
+  const visit = (g) => {
+    if (!g) return;
+    for (const k of ['inputs', 'initializers', 'outputs']) (g[k] || []).forEach(fix);
+    for (const n of g.nodes || []) {
+      (n.outputs || []).forEach(fix);
+      Object.values(n.subgraphs || {}).forEach(visit);
+    }
+  };
+  visit(pm.graph);
+  for (const f of pm.functions || []) visit(f);
+  return pm;
 }
 
 async function load(path, level) {
@@ -237,11 +254,18 @@ function checksum(t) {
 
 const isTensor = (v) => v instanceof gort.Tensor;
 
+// Go's nil slices, which reach JS as empty arrays: a scalar's shape, and the
+// worst index of a comparison without mismatches (set only on a mismatch).
+const nilIfEmpty = (a) => (a && a.length > 0 ? a : null);
+function goStats(st) {
+  return { ...st, gotShape: nilIfEmpty(st.gotShape), wantShape: nilIfEmpty(st.wantShape), worstIndex: st.mismatches > 0 ? st.worstIndex : null };
+}
+
 function summaries(session, out) {
   return session.outputNames.map((name) => {
     const v = out[name];
     if (!isTensor(v)) return { name, dtype: Array.isArray(v) ? '*tensor.Sequence' : '<nil>', shape: null, checksum: 0 };
-    return { name, dtype: v.type, shape: [...v.dims], checksum: checksum(v) };
+    return { name, dtype: v.type, shape: nilIfEmpty([...v.dims]), checksum: checksum(v) };
   });
 }
 
@@ -344,7 +368,7 @@ export async function compare(io, args) {
     }
     const r = { name };
     if (isTensor(got[name]) && isTensor(want[name])) {
-      const st = await gort.compare(got[name], want[name], { rtol: v.rtol, atol: v.atol });
+      const st = goStats(await gort.compare(got[name], want[name], { rtol: v.rtol, atol: v.atol }));
       Object.assign(r, { stats: st, note: st.note, pass: st.pass });
     } else {
       r.note = 'only tensors are compared by the Node CLI';
@@ -443,9 +467,9 @@ export async function diverge(io, args) {
     io.err(`gort diverge: no value of the run has a reference in ${v.reference}\n`);
     return EXIT_USAGE;
   }
-  const div = res.divergence;
+  const div = res.divergence ? { ...res.divergence, outputs: res.divergence.outputs.map((o) => ({ ...o, stats: goStats(o.stats) })) } : null;
   if (v.json) {
-    writeJSON(io, { model: pos[0], diverged: div !== null && div !== undefined, divergence: div ?? null, summary: res.summary, inputs: notes });
+    writeJSON(io, { model: pos[0], diverged: div !== null && div !== undefined, divergence: div, summary: res.summary, inputs: notes });
     return div ? EXIT_FAILED : EXIT_OK;
   }
   io.out(notes.map((n) => `${n}\n`).join(''));
