@@ -4,7 +4,7 @@
 // model checks (gort.check, printGraph, capabilities, compare, diverge),
 // which answer from gort.wasm with the documents of the Go packages the
 // native CLI prints.
-import { readdir, writeFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, writeFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import gort from '../dist/gort.mjs';
 import { formatG, formatG6, formatGShortest, formatInts, formatDuration, tabwrite, goJSON } from './gocompat.mjs';
@@ -278,8 +278,7 @@ export async function run(io, args) {
   const pos = f.parse(args, 1);
   if (!pos) return EXIT_OK;
   const v = f.values;
-  if (v['save-values']) throw new CommandError('run --save-values is not available in the Node CLI yet (use the native gort, or diverge --unoptimized)', EXIT_USAGE);
-  const { session, loadMs } = await load(pos[0]);
+  const { session, bytes, loadMs } = await load(pos[0]);
   const { feeds: fd, notes } = await dataFeeds(session, v);
   const runs = Math.max(v.repeat, 1);
   let out;
@@ -291,6 +290,13 @@ export async function run(io, args) {
     if (r === 0 || d < best) best = d;
   }
   const sums = summaries(session, out);
+  if (v['save-values']) {
+    try {
+      await saveValues(v['save-values'], await gort._recordValues(bytes, fd));
+    } catch (e) {
+      throw new CommandError(e.message, EXIT_FAILED);
+    }
+  }
   if (v.save) {
     const arrays = {};
     for (const name of session.outputNames) if (isTensor(out[name])) arrays[name] = out[name];
@@ -310,6 +316,21 @@ export async function run(io, args) {
   s += tabwrite(sums.map((x) => `  ${x.name}\t${x.dtype}${formatInts(x.shape)}\tchecksum ${formatG6(x.checksum)}\n`).join(''));
   io.out(s);
   return EXIT_OK;
+}
+
+// Every value of a run as <fileName(value)>.npy (cmd/gort's writeValues),
+// leaving out the dtypes NumPy lacks (bfloat16, 8-bit floats).
+async function saveValues(dir, values) {
+  await mkdir(dir, { recursive: true });
+  for (const [name, t] of Object.entries(values)) {
+    let b;
+    try {
+      b = await gort.writeNpy(t);
+    } catch {
+      continue;
+    }
+    await writeFile(join(dir, `${fileName(name)}.npy`), b);
+  }
 }
 
 // cmd/gort's ms(): whole microseconds, in milliseconds.

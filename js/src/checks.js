@@ -111,3 +111,18 @@ export async function writeNpy(value) {
   for (const [k, v] of Object.entries(value || {})) w[k] = wireOf(v, k);
   return tool('writeNpy', w);
 }
+
+/**
+ * Every tensor of one run by value name (the feeds and each node's outputs):
+ * what `gort run --save-values` writes as a reference for diverge. Internal
+ * (gort._recordValues), for the Node CLI.
+ */
+export async function recordValues(model, feeds) {
+  const { bytes } = await loadArguments(model);
+  const wf = {};
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = wireOf(v, `feeds.${k}`);
+  const r = await tool('recordValues', bytes, wf);
+  const out = {};
+  for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);
+  return out;
+}

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, writeFile, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, writeFile, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -206,12 +206,20 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   assert.match(get('gort check --no-external'), /EXTERNAL_DATA_NOT_CHECKED/);
   assert.match(get('gort run $ROOT'), /softmaxout_1 +float32\[1 1000 1 1\] +checksum 1\n/);
 
-  // --save: the outputs as .npz, read back by the library.
+  // --save: the outputs as .npz; --save-values: every value as .npy, the
+  // reference diverge reads (here from the planted model, against the good one).
   const gort = (await import('../dist/gort.mjs')).default;
-  const saved = await sh(process.execPath, [CLI, 'run', ...data, '--save', p('out.npz'), p('chain.onnx')]);
+  const saved = await sh(process.execPath, [CLI, 'run', ...data, '--save', p('out.npz'), '--save-values', p('values'), p('chain.onnx')]);
   assert.equal(saved.code, 0, saved.stderr);
   const npz = await gort.readNpy(await readFile(p('out.npz')));
   assert.deepEqual(Array.from(npz.y.data), REFERENCE.y);
+  assert.deepEqual((await readdir(p('values'))).sort(), ['a.npy', 'b.npy', 'x.npy', 'y.npy']);
+  for (const [k, want] of Object.entries(REFERENCE)) assert.deepEqual(Array.from((await gort.readNpy(await readFile(p(`values/${k}.npy`)))).data), want, k);
+  const args = ['diverge', ...data, '--reference', p('values'), p('planted.onnx')];
+  const [go, js] = [await sh(native, args), await sh(process.execPath, [CLI, ...args])];
+  assert.equal(js.code, 1, js.stderr);
+  assert.equal(js.stdout, go.stdout);
+  assert.match(js.stdout, /first divergence at node scale/);
 });
 
 test('CLI: the installed package runs as `npx gort`', { timeout: 180000 }, async (t) => {
