@@ -160,7 +160,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   const cases = [
     // a valid model
     [0, 'check', M], [0, 'inspect', M], [0, 'info', '--json', M], [0, 'print', M], [0, 'print', '--json', M],
-    [0, 'run', M], [0, 'run', '--json', M], [0, 'compare', '--data', D, M], [0, 'compare', '--json', '--data', D, M],
+    [0, 'run', M], [0, 'run', '--json', ...data, p('chain.onnx')], [0, 'compare', '--data', D, M],
     [0, 'run', p('types.onnx')], [0, 'check', '--json', p('chain.onnx')],
     [0, 'bench', '--runs', '3', ...data, p('chain.onnx')], [0, 'bench', '--json', '--runs', '2', p('chain.onnx')],
     // a broken one
@@ -193,6 +193,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
     assert.equal(js.code, want, `${name}: Node exit code (stderr: ${js.stderr})`);
     assert.equal(mask(js.stdout), mask(go.stdout), `${name}: stdout`);
     assert.equal(mask(js.stderr), mask(go.stderr), `${name}: stderr`);
+    assert.ok(!js.stdout.includes('\x1b') && !js.stderr.includes('\x1b'), `${name}: colour or progress without a terminal`);
     outputs[name] = js.stdout;
   }
   // What the outputs say, beyond being equal.
@@ -205,6 +206,22 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   assert.deepEqual(div.divergence.outputs[0].stats.worstIndex, [1, 1]); // 7.5 for 6: the largest excess
   assert.match(get('gort check --no-external'), /EXTERNAL_DATA_NOT_CHECKED/);
   assert.match(get('gort run $ROOT'), /softmaxout_1 +float32\[1 1000 1 1\] +checksum 1\n/);
+
+  // On a terminal (script(1) gives the commands a pty): the native CLI's
+  // colours, and progress on stderr (masked: it depends on timing).
+  if ((await sh('script', ['-qec', 'true', '/dev/null'])).code === 0) {
+    const tty = async (cmd) => {
+      const r = await sh('script', ['-qec', cmd.join(' '), '/dev/null']);
+      return { code: r.code, out: mask(r.stdout).replace(/\r {2}(node|run|running)[^\r]*/g, '').replaceAll('\r\x1b[K', '') };
+    };
+    for (const [want, ...args] of [[1, 'check', p('broken.onnx')], [1, 'compare', ...data, '--expected', p('y.npy'), p('planted.onnx')], [0, 'inspect', M]]) {
+      const go = await tty([native, ...args]);
+      const js = await tty([process.execPath, CLI, ...args]);
+      assert.equal(js.code, want, `on a terminal: ${args.join(' ')}`);
+      assert.match(js.out, /\x1b\[3[12]m/, `on a terminal: ${args.join(' ')}`);
+      assert.equal(js.out, go.out, `on a terminal: ${args.join(' ')}`);
+    }
+  }
 
   // --save: the outputs as .npz; --save-values: every value as .npy, the
   // reference diverge reads (here from the planted model, against the good one).
