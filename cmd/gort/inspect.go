@@ -66,12 +66,16 @@ func cmdCheck(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
+	if len(data) == 0 {
+		// Unreadable input, as check.Bytes (and so gort.check in JS) reports it.
+		fmt.Fprintf(e.err, "gort: %s: the model is empty (0 bytes)\n", pos[0])
+		return exitUsage
+	}
 	opts := &check.Options{}
 	if !*noExt {
 		opts.ExternalData = externalFiles(mp, pos[0], *extDir)
 	}
 	rep := check.Model(mp, opts)
-	_ = data
 	if *f.json {
 		e.writeJSON(map[string]any{"model": pos[0], "ok": rep.OK(), "errors": rep.Errors, "warnings": rep.Warnings, "findings": nonNil(rep.Findings)})
 	} else {

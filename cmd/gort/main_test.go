@@ -124,6 +124,12 @@ func TestCheck(t *testing.T) {
 	if _, errOut, code := gort("check", garbage); code != exitUsage || !strings.Contains(errOut, "GORT_BAD_MODEL") {
 		t.Errorf("garbage: %d %s", code, errOut)
 	}
+	// An empty file is unreadable input (as check.Bytes says), not a model with findings.
+	empty := filepath.Join(dir, "empty.onnx")
+	os.WriteFile(empty, nil, 0o644)
+	if _, errOut, code := gort("check", empty); code != exitUsage || !strings.Contains(errOut, "the model is empty (0 bytes)") {
+		t.Errorf("empty: %d %s", code, errOut)
+	}
 }
 
 func TestInspectAndPrint(t *testing.T) {

@@ -127,6 +127,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
     ],
   }));
   await writeFile(join(dir, 'chain.onnx'), chain(2));
+  await writeFile(join(dir, 'empty.onnx'), '');
   await writeFile(join(dir, 'planted.onnx'), chain(2.5));
   await writeFile(join(dir, 'x.json'), JSON.stringify({ x: { type: 'float32', dims: [2, 3], data: X } }));
   await writeFile(join(dir, 'y.npy'), npy(REFERENCE.y));
@@ -180,7 +181,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
     // usage errors and unreadable input
     [2], [0, '--help'], [2, 'bogus', M], [2, 'run'], [2, 'run', M, M], [2, 'run', '--repeat', 'x', M], [2, 'check', '--nope', M],
     [2, 'compare', p('chain.onnx')], [2, 'diverge', p('chain.onnx')], [2, 'check', p('nonexistent.onnx')],
-    [2, 'inspect', p('x.json')], [2, 'run', '--inputs', p('y.npy'), '--inputs', `nope=${p('y.npy')}`, p('chain.onnx')],
+    [2, 'inspect', p('x.json')], [2, 'check', p('x.json')], [2, 'check', p('empty.onnx')], [2, 'run', '--inputs', p('y.npy'), '--inputs', `nope=${p('y.npy')}`, p('chain.onnx')],
     [2, 'bench', '--runs', '0', M],
     ...['check', 'inspect', 'print', 'run', 'compare', 'diverge', 'bench'].map((v) => [0, v, '--help']),
   ];
