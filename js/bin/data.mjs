@@ -223,6 +223,10 @@ export function randomTensor(meta) {
   return new gort.Tensor(t, data, dims);
 }
 
+// The decoder's kind for a value of this metadata kind ('tensor',
+// 'sequence', 'optional-tensor', 'optional-sequence'), as cmd/gort's kindOf.
+export const decodeKind = (kind) => (String(kind).startsWith('optional') ? 'optional' : kind === 'sequence' ? 'sequence' : 'tensor');
+
 /** The session's inputs that are not initializers, in order (cmd/gort's s.Inputs()). */
 export const inputsOf = (session) => session.inputMetadata.filter((m) => !m.overridableInitializer);
 
@@ -241,7 +245,7 @@ export async function feeds(session, opts) {
       if (!(await exists(p))) continue;
       const b = await readBytes(p);
       try {
-        out[m.name] = await gort._decodeValue(b, m.kind || 'tensor');
+        out[m.name] = await gort._decodeValue(b, decodeKind(m.kind));
       } catch (e) {
         throw new Error(`input_${i}.pb: ${e.message}`);
       }
@@ -274,7 +278,7 @@ export async function expected(session, opts) {
       if (!(await exists(p))) continue;
       const b = await readBytes(p);
       try {
-        out[name] = await gort._decodeValue(b, (metas[i] && metas[i].kind) || 'tensor');
+        out[name] = await gort._decodeValue(b, decodeKind(metas[i] && metas[i].kind));
       } catch (e) {
         throw new Error(`output_${i}.pb: ${e.message}`);
       }

@@ -261,12 +261,41 @@ function goStats(st) {
   return { ...st, gotShape: nilIfEmpty(st.gotShape), wantShape: nilIfEmpty(st.wantShape), worstIndex: st.mismatches > 0 ? st.worstIndex : null };
 }
 
+// Whether an output is a plain tensor (optional ones arrive unwrapped, but
+// are *tensor.Optional to the native CLI).
+const tensorOutput = (session, i) => ((session.outputMetadata[i] || {}).kind || 'tensor') === 'tensor';
+
 function summaries(session, out) {
-  return session.outputNames.map((name) => {
+  return session.outputNames.map((name, i) => {
     const v = out[name];
-    if (!isTensor(v)) return { name, dtype: Array.isArray(v) ? '*tensor.Sequence' : '<nil>', shape: null, checksum: 0 };
+    if (!tensorOutput(session, i) || !isTensor(v)) {
+      const kind = (session.outputMetadata[i] || {}).kind || '';
+      return { name, dtype: kind.startsWith('optional') ? '*tensor.Optional' : kind === 'sequence' ? '*tensor.Sequence' : '<nil>', shape: null, checksum: 0 };
+    }
     return { name, dtype: v.type, shape: nilIfEmpty([...v.dims]), checksum: checksum(v) };
   });
+}
+
+// compare.Compare for values that are not plain tensors: sequences item by
+// item, optionals by presence then value; "" when they match.
+async function compareValue(got, want, tol) {
+  const what = (v) => (v === null || v === undefined ? '*tensor.Optional' : Array.isArray(v) ? '*tensor.Sequence' : '*tensor.Tensor');
+  if (want === null || want === undefined) return got === null || got === undefined ? '' : `optional presence differs (got true, want false)`;
+  if (got === null || got === undefined) return 'optional presence differs (got false, want true)';
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got)) return `got a ${what(got)}, want a sequence`;
+    if (got.length !== want.length) return `sequence has ${got.length} items, want ${want.length}`;
+    for (let i = 0; i < want.length; i++) {
+      const d = await compareValue(got[i], want[i], tol);
+      if (d) return `item ${i}: ${d}`;
+    }
+    return '';
+  }
+  if (!isTensor(got)) return `got a ${what(got)}, want a tensor`;
+  if (got.type !== want.type) return `dtype ${got.type}, want ${want.type}`;
+  if (formatInts(got.dims) !== formatInts(want.dims)) return `shape ${formatInts(got.dims)}, want ${formatInts(want.dims)}`;
+  const st = await gort.compare(got, want, tol);
+  return st.pass ? '' : `${st.mismatches} of ${st.elements} elements differ (max abs ${formatG(st.maxAbs, 3)})`;
 }
 
 export async function run(io, args) {
@@ -382,18 +411,18 @@ export async function compare(io, args) {
   await session.release();
   const results = [];
   let pass = true;
-  for (const name of session.outputNames) {
+  for (const [i, name] of session.outputNames.entries()) {
     if (!(name in want)) {
       results.push({ name, note: 'no expected value', pass: true });
       continue;
     }
     const r = { name };
-    if (isTensor(got[name]) && isTensor(want[name])) {
+    if (tensorOutput(session, i) && isTensor(got[name]) && isTensor(want[name])) {
       const st = goStats(await gort.compare(got[name], want[name], { rtol: v.rtol, atol: v.atol }));
       Object.assign(r, { stats: st, note: st.note, pass: st.pass });
     } else {
-      r.note = 'only tensors are compared by the Node CLI';
-      r.pass = false;
+      r.note = await compareValue(got[name], want[name], { rtol: v.rtol, atol: v.atol });
+      r.pass = r.note === '';
     }
     pass = pass && r.pass;
     results.push(r);

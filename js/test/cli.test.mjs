@@ -86,6 +86,13 @@ function npy(values) {
   return Buffer.concat([head, raw(new Float32Array(values))]);
 }
 
+// x as an ONNX TensorProto, written by hand: dims 2, 3 (field 1), data_type
+// FLOAT (2), name "x" (8), raw_data (9).
+function tensorProto(values) {
+  const data = raw(new Float32Array(values));
+  return Buffer.concat([Buffer.from([0x08, 2, 0x08, 3, 0x10, 1, 0x42, 1, 0x78, 0x4a, data.length]), data]);
+}
+
 // What differs between two runs of the same command: timings.
 const TIMING_KEYS = /^(\s*"(loadMs|runMs|createMs|firstRunMs|medianMs|p90Ms)": )\S+?(,?)$/gm;
 const mask = (s) => s
@@ -131,6 +138,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   await writeFile(join(dir, 'planted.onnx'), chain(2.5));
   await writeFile(join(dir, 'x.json'), JSON.stringify({ x: { type: 'float32', dims: [2, 3], data: X } }));
   await writeFile(join(dir, 'y.npy'), npy(REFERENCE.y));
+  await writeFile(join(dir, 'x.pb'), tensorProto(X));
   await mkdir(join(dir, 'ref'));
   for (const [k, v] of Object.entries(REFERENCE)) await writeFile(join(dir, 'ref', `${k}.npy`), npy(v));
   // A model with a missing op, a dangling input and an output nothing makes.
@@ -158,6 +166,9 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   const D = join(SQUEEZENET, 'test_data_set_0');
   const p = (f) => join(dir, f);
   const data = ['--inputs', p('x.json')];
+  // An .npz of the expected output, as the native CLI saves it.
+  const npz = await sh(native, ['run', '--inputs', p('x.pb'), '--save', p('y.npz'), p('chain.onnx')]);
+  assert.equal(npz.code, 0, npz.stderr);
   const cases = [
     // a valid model
     [0, 'check', M], [0, 'inspect', M], [0, 'info', '--json', M], [0, 'print', M], [0, 'print', '--json', M],
@@ -170,6 +181,8 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
     [0, 'compare', ...data, '--expected', p('y.npy'), p('chain.onnx')],
     [1, 'compare', ...data, '--expected', p('y.npy'), p('planted.onnx')],
     [1, 'compare', '--json', ...data, '--expected', `y=${p('y.npy')}`, p('planted.onnx')],
+    [0, 'compare', '--inputs', p('x.pb'), '--expected', p('y.npz'), p('chain.onnx')],
+    [1, 'compare', '--inputs', `x=${p('x.pb')}`, '--expected', p('y.npz'), '--atol', '0.1', p('planted.onnx')],
     [0, 'diverge', ...data, '--reference', p('ref'), p('chain.onnx')],
     [1, 'diverge', ...data, '--reference', p('ref'), p('planted.onnx')],
     [1, 'diverge', '--json', ...data, '--reference', p('ref'), '--rtol', '0.01', p('planted.onnx')],
