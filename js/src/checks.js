@@ -86,7 +86,7 @@ export async function diverge(model, feeds, options) {
   const o = options || {};
   const { bytes } = await loadArguments(model);
   const wf = {};
-  for (const [k, v] of Object.entries(feeds || {})) wf[k] = wireOf(v, `feeds.${k}`);
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
   const opts = { unoptimized: !!o.unoptimized, rtol: o.rtol, atol: o.atol };
   if (o.reference) {
     opts.reference = {};
@@ -120,7 +120,7 @@ export async function writeNpy(value) {
 export async function recordValues(model, feeds) {
   const { bytes } = await loadArguments(model);
   const wf = {};
-  for (const [k, v] of Object.entries(feeds || {})) wf[k] = wireOf(v, `feeds.${k}`);
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
   const r = await tool('recordValues', bytes, wf);
   const out = {};
   for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);

@@ -139,6 +139,8 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   await writeFile(join(dir, 'x.json'), JSON.stringify({ x: { type: 'float32', dims: [2, 3], data: X } }));
   await writeFile(join(dir, 'y.npy'), npy(REFERENCE.y));
   await writeFile(join(dir, 'x.pb'), tensorProto(X));
+  await writeFile(join(dir, 'nested.json'), JSON.stringify({ x: [X.slice(0, 3), X.slice(3)] }));
+  await writeFile(join(dir, 'ragged.json'), JSON.stringify({ x: [X.slice(0, 3), X.slice(4)] }));
   await mkdir(join(dir, 'ref'));
   for (const [k, v] of Object.entries(REFERENCE)) await writeFile(join(dir, 'ref', `${k}.npy`), npy(v));
   // A model with a missing op, a dangling input and an output nothing makes.
@@ -167,8 +169,8 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   const p = (f) => join(dir, f);
   const data = ['--inputs', p('x.json')];
   // An .npz of the expected output, as the native CLI saves it.
-  const npz = await sh(native, ['run', '--inputs', p('x.pb'), '--save', p('y.npz'), p('chain.onnx')]);
-  assert.equal(npz.code, 0, npz.stderr);
+  const savedNpz = await sh(native, ['run', '--inputs', p('x.pb'), '--save', p('y.npz'), p('chain.onnx')]);
+  assert.equal(savedNpz.code, 0, savedNpz.stderr);
   const cases = [
     // a valid model
     [0, 'check', M], [0, 'inspect', M], [0, 'info', '--json', M], [0, 'print', M], [0, 'print', '--json', M],
@@ -195,7 +197,8 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
     [2], [0, '--help'], [2, 'bogus', M], [2, 'run'], [2, 'run', M, M], [2, 'run', '--repeat', 'x', M], [2, 'check', '--nope', M],
     [2, 'compare', p('chain.onnx')], [2, 'diverge', p('chain.onnx')], [2, 'check', p('nonexistent.onnx')],
     [2, 'inspect', p('x.json')], [2, 'check', p('x.json')], [2, 'check', p('empty.onnx')], [2, 'run', '--inputs', p('y.npy'), '--inputs', `nope=${p('y.npy')}`, p('chain.onnx')],
-    [2, 'bench', '--runs', '0', M],
+    [2, 'bench', '--runs', '0', M], [0, 'run', '--inputs', p('nested.json'), p('chain.onnx')],
+    [2, 'run', '--inputs', p('ragged.json'), p('chain.onnx')], [2, 'run', '--inputs', p('chain.onnx'), p('chain.onnx')],
     ...['check', 'inspect', 'print', 'run', 'compare', 'diverge', 'bench'].map((v) => [0, v, '--help']),
   ];
   const outputs = {};
