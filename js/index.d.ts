@@ -274,8 +274,12 @@ export interface TensorStats {
 
 export interface Tolerance { rtol?: number; atol?: number }
 
-/** Every finding at once, before anything runs. */
-export declare function check(model: ModelSource, options?: { externalData?: InferenceSession.SessionOptions['externalData'] }): Promise<CheckReport>;
+/**
+ * Every finding at once, before anything runs. `externalData: null` leaves external data unchecked
+ * (EXTERNAL_DATA_NOT_CHECKED warnings, as `gort check --no-external`); otherwise a file the model names
+ * and `externalData` lacks is an error.
+ */
+export declare function check(model: ModelSource, options?: { externalData?: InferenceSession.SessionOptions['externalData'] | null }): Promise<CheckReport>;
 /** Type and shape of every value, symbolic where symbolic. */
 export declare function inferShapes(model: ModelSource): Promise<ShapeReport>;
 /** The graph as text, or as a document with {json: true}. */

@@ -7,8 +7,9 @@
 #       held to testdata/conformance/manifest.txt        test/conformance.test.mjs
 #   (b) API tests: options, dtypes, error codes, abort   test/api.test.mjs
 #   (c) the browser test (ESM, <script>, proxy Worker)   test/browser.test.mjs
-#   (d) the Node CLI against the native cmd/gort          test/cli.test.mjs
-#       and the build's module bundler                   test/concat.test.mjs
+#   (d) the Node CLI against the native cmd/gort, every  test/cli.test.mjs
+#       verb, and as `npx gort` from the packed tarball;
+#       the build's module bundler                       test/concat.test.mjs
 #   (e) the packed tarball in a fresh app: Vite 5 (build and dev server),
 #       webpack 5, esbuild and Rollup apps in Chromium; the onnxruntime
 #       drop-in fixture; tsc --noEmit on the types      test/bundlers.test.mjs

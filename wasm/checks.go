@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"sort"
 	"syscall/js"
 
 	"github.com/gort-dev/gort/runtime"
@@ -38,6 +39,7 @@ func registerChecks(api js.Value) {
 	api.Set("diverge", asyncFunc(divergeModel))
 	api.Set("readNpy", asyncFunc(readNpy))
 	api.Set("writeNpy", asyncFunc(writeNpy))
+	api.Set("recordValues", asyncFunc(recordValues))
 }
 
 // asJSON hands a result to asyncFunc, which converts it with jsval.ToJS.
@@ -276,6 +278,52 @@ func divergeModel(args []js.Value) (func() (any, error), error) {
 			d, sum = diverge.First(run, ref, tol)
 		}
 		return divergeResult{Diverged: d != nil, Divergence: d, Summary: sum}, nil
+	}, nil
+}
+
+// recordValues(model, feeds: {name: wire}) → Promise<{value: wire tensor}>:
+// every tensor one run holds (the feeds and each node's outputs, but values
+// written more than once), as diverge.Record keeps them, so that the Node
+// CLI's `gort run --save-values` writes the reference folder the native one does.
+func recordValues(args []js.Value) (func() (any, error), error) {
+	if len(args) < 2 {
+		return nil, argErr("recordValues needs the model bytes and feeds")
+	}
+	model, err := copyBytes(args[0], "model")
+	if err != nil {
+		return nil, err
+	}
+	s, err := runtime.Load(model, nil)
+	if err != nil {
+		return nil, err
+	}
+	feeds, err := feedsFromJS(s, args[1])
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, error) {
+		run, err := diverge.Record(context.Background(), s, feeds)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(run.Values))
+		for n := range run.Values {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		res := js.Global().Get("Object").New()
+		for _, n := range names {
+			t, ok := run.Values[n].(*tensor.Tensor)
+			if !ok || run.Repeated[n] {
+				continue
+			}
+			w, err := valueToJS(t)
+			if err != nil {
+				return nil, err
+			}
+			res.Set(n, w)
+		}
+		return res, nil
 	}, nil
 }
 

@@ -78,6 +78,11 @@ func cmdCheck(e *env, args []string) int {
 		}
 		return exitUsage
 	}
+	if len(data) == 0 {
+		// Unreadable input, as check.Bytes (and so gort.check in JS) reports it.
+		fmt.Fprintf(e.err, "gort: %s: the model is empty (0 bytes)\n", pos[0])
+		return exitUsage
+	}
 	opts := &check.Options{}
 	if !*noExt {
 		opts.ExternalData = externalFiles(mp, pos[0], *extDir)

@@ -6,7 +6,7 @@
 //	gort run     model.onnx [inputs]    run on given or random inputs
 //	gort compare model.onnx [inputs] --expected ...   compare outputs with expected ones
 //	gort diverge model.onnx [inputs] --reference ...  the first node whose output differs
-//	gort bench   model.onnx [inputs]    load and run timings
+//	gort bench   model.onnx [inputs]    cold create, first run, median and p90 of N runs
 //
 // Every verb takes --help and --json. Exit codes: 0 ok, 1 the check or the
 // comparison failed (or the run did), 2 usage error or unreadable input.
@@ -43,7 +43,7 @@ func init() {
 		{"run", "model.onnx", "run the model on given inputs (or random ones) and summarize the outputs", cmdRun},
 		{"compare", "model.onnx", "run the model and compare its outputs with expected ones", cmdCompare},
 		{"diverge", "model.onnx", "name the first node whose output differs from a reference", cmdDiverge},
-		{"bench", "model.onnx", "time loading and repeated runs (min, median, mean, max)", cmdBench},
+		{"bench", "model.onnx", "load once, run N times: cold create, first run, median and p90", cmdBench},
 	}
 }
 

@@ -1,97 +1,75 @@
 #!/usr/bin/env node
-// gort's Node command line.
+// gort's Node command line (`npx gort`), with the verbs, options, output
+// and exit codes of the native CLI (cmd/gort):
 //
-//   gort run model.onnx [--seed N] [--dim name=value ...]
+//   gort check   model.onnx             every problem of the model, with stable codes
+//   gort inspect model.onnx             inputs, outputs, opsets, ops, what gort cannot run
+//   gort print   model.onnx             the graph with inferred types and shapes
+//   gort run     model.onnx [inputs]    run on given or random inputs
+//   gort compare model.onnx [inputs] --expected ...   compare outputs with expected ones
+//   gort diverge model.onnx [inputs] --reference ...  the first node whose output differs
+//   gort bench   model.onnx [inputs]    cold create, first run, median and p90 of N runs
 //
-// runs the model once on random inputs and prints each output's name, type,
-// dims and checksum (the sum of its elements) in the format of the native
-// CLI (`go run ./cmd/gort run model.onnx`), on the same inputs: each input
-// is filled from its own math/rand/v2 PCG(seed, 2) stream (seed 1 by default,
-// as cmd/gort's PCG(1, 2)) exactly as cmd/gort's randomTensor does, so the
-// two print the same lines for the same model (js/test/cli.test.mjs checks).
-// Values are read with the library's own conversions (float16, bfloat16).
-import gort from '../dist/gort.mjs';
-import { PCG, formatG6 } from './gocompat.mjs';
+// Every verb takes --help and --json. Exit codes: 0 ok, 1 the check or the
+// comparison failed (or the run did), 2 usage error or unreadable input.
+// Random inputs come from the native CLI's Go PCG stream, so both CLIs print
+// the same lines for the same model (js/test/cli.test.mjs holds them to it).
+// Colour only when stdout is a terminal (and NO_COLOR is unset); progress
+// on stderr only when it is a terminal.
+import { EXIT_OK, EXIT_FAILED, EXIT_USAGE, UsageError } from './flags.mjs';
+import { CommandError } from './data.mjs';
+import * as verbs from './verbs.mjs';
 
-const usage = () => {
-  console.error('usage: gort run model.onnx [--seed N] [--dim name=value ...]');
-  process.exit(2);
-};
+const VERBS = [
+  ['check', 'check the model and list every finding (errors and warnings)', verbs.check],
+  ['inspect', 'inputs, outputs, opsets, op counts, shape coverage and the nodes gort cannot run', verbs.inspect],
+  ['info', 'same as inspect', verbs.inspect],
+  ['print', 'print the graph with inferred types and shapes (text or --json)', verbs.print],
+  ['run', 'run the model on given inputs (or random ones) and summarize the outputs', verbs.run],
+  ['compare', 'run the model and compare its outputs with expected ones', verbs.compare],
+  ['diverge', 'name the first node whose output differs from a reference', verbs.diverge],
+  ['bench', 'load once, run N times: cold create, first run, median and p90', verbs.bench],
+];
 
-// cmd/gort's randomTensor: float32/float64 (and float16/bfloat16, rounded)
-// uniform in [-1, 1), int64/int32 in [0, 4), bool fair; every other type
-// stays zero (empty strings).
-function randomTensor(meta, seed, dimOverrides) {
-  const dims = (meta.shape || []).map((d) => (typeof d === 'number' && d >= 0 ? d : (dimOverrides[d] ?? 1)));
-  const n = dims.reduce((a, b) => a * b, 1);
-  const r = new PCG(seed, 2);
-  const t = meta.type;
-  let data;
-  switch (t) {
-    case 'float32': data = Float32Array.from({ length: n }, () => Math.fround(r.float32() * 2 - 1)); break;
-    // float16/bfloat16: the same float32 draws, rounded to the type (ties to even) by the library.
-    case 'float16': data = Uint16Array.from({ length: n }, () => gort._convert.toFloat16Bits(Math.fround(r.float32() * 2 - 1))); break;
-    case 'bfloat16': data = Uint16Array.from({ length: n }, () => gort._convert.toBfloat16Bits(Math.fround(r.float32() * 2 - 1))); break;
-    case 'float64': data = Float64Array.from({ length: n }, () => r.float64() * 2 - 1); break;
-    case 'int64': data = BigInt64Array.from({ length: n }, () => r.intNPow2(4)); break;
-    case 'int32': data = Int32Array.from({ length: n }, () => Number(r.intNPow2(4))); break;
-    case 'bool': data = Uint8Array.from({ length: n }, () => Number(r.intNPow2(2))); break;
-    case 'string': data = Array.from({ length: n }, () => ''); break;
-    default: data = new Array(n * (t === 'complex64' || t === 'complex128' ? 2 : 1)).fill(0);
-  }
-  return new gort.Tensor(t, data, dims);
+function usage() {
+  let s = 'usage: gort <command> model.onnx [options]   (gort <command> --help for its options)\n\n';
+  for (const [name, summary] of VERBS) s += `  ${name.padEnd(8)} ${summary}\n`;
+  return `${s}\nExit codes: 0 ok, 1 check or comparison failed, 2 usage error or unreadable input.\n`;
 }
 
-// The sum of a tensor's elements in float64, in order, as cmd/gort's
-// checksum (0 where it has no numeric value: strings, and bools, which
-// tensor.Float64s does not read).
-function checksum(t) {
-  if (t.type === 'bool' || t.type === 'string') return 0;
-  let s = 0;
+async function main(args, io) {
+  if (args.length === 0 || ['-h', '--help', 'help'].includes(args[0])) {
+    io.out(usage());
+    return args.length === 0 ? EXIT_USAGE : EXIT_OK;
+  }
+  const verb = VERBS.find(([name]) => name === args[0]);
+  if (!verb) {
+    io.err(`gort: unknown command ${JSON.stringify(args[0])}\n\n${usage()}`);
+    return EXIT_USAGE;
+  }
   try {
-    for (const v of gort._convert.toNumbers(t)) s += v;
-  } catch {
-    return 0;
-  }
-  return s;
-}
-
-async function run(path, args) {
-  let seed = 1;
-  const dimOverrides = {};
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--seed') seed = Number(args[++i]);
-    else if (args[i] === '--dim') { const [k, v] = String(args[++i]).split('='); dimOverrides[k] = Number(v); }
-    else usage();
-  }
-  if (!Number.isSafeInteger(seed) || seed < 0) usage();
-  const t0 = performance.now();
-  const session = await gort.InferenceSession.create(path, { logSeverityLevel: 3 });
-  const t1 = performance.now();
-  const feeds = {};
-  for (const meta of session.inputMetadata) {
-    if (meta.overridableInitializer) continue;
-    if (!meta.isTensor) throw new Error(`input "${meta.name}" is a ${meta.kind}; random feeds are only made for tensors`);
-    feeds[meta.name] = randomTensor(meta, seed, dimOverrides);
-  }
-  const t2 = performance.now();
-  const out = await session.run(feeds);
-  const t3 = performance.now();
-  console.log(`${path}: loaded in ${(t1 - t0).toFixed(1)} ms, ran in ${(t3 - t2).toFixed(1)} ms (seed ${seed})`);
-  for (const name of session.outputNames) {
-    const v = out[name];
-    if (v === null || Array.isArray(v)) {
-      console.log(`  ${name}: ${v === null ? 'none' : `sequence of ${v.length}`}`);
-      continue;
+    return await verb[2](io, args.slice(1));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}`);
+      return EXIT_USAGE;
     }
-    console.log(`  ${name}: ${v.type}[${v.dims.join(' ')}] checksum ${formatG6(checksum(v))}`);
+    if (e instanceof CommandError) {
+      io.err(`gort: ${e.message}\n`);
+      return e.exitCode;
+    }
+    io.err(`gort: ${e && e.message ? e.message : e}\n`);
+    return EXIT_FAILED;
   }
-  await session.release();
 }
 
-const [cmd, path, ...rest] = process.argv.slice(2);
-if (cmd !== 'run' || !path) usage();
-run(path, rest).catch((e) => {
-  console.error(`gort: ${e.code ? '' : 'error: '}${e.message}`);
-  process.exit(1);
-});
+// Exit once stdout and stderr have drained, so that a pipe gets
+// everything.
+const io = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  color: !!process.stdout.isTTY && !process.env.NO_COLOR,
+  progress: !!process.stderr.isTTY,
+};
+const code = await main(process.argv.slice(2), io);
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

@@ -12,10 +12,15 @@ import { feedToWire, wireToValue } from './wire.js';
 
 const tool = (name, ...args) => defaultBackend().tool(name, args);
 
-/** Every finding at once: {ok, errors, warnings, findings: [{severity, code, node, nodeIndex, op, message, ...}]}. */
+/**
+ * Every finding at once: {ok, errors, warnings, findings: [{severity, code, node, nodeIndex, op, message, ...}]}.
+ * {externalData: null} leaves external data unchecked (EXTERNAL_DATA_NOT_CHECKED warnings naming each file,
+ * as `gort check --no-external`); otherwise a file the model names and externalData lacks is an error.
+ */
 export async function check(model, options) {
-  const { bytes, loadOpts } = await loadArguments(model, options);
-  return tool('check', bytes, { externalData: loadOpts.externalData });
+  const unchecked = !!options && options.externalData === null;
+  const { bytes, loadOpts } = await loadArguments(model, unchecked ? { ...options, externalData: undefined } : options);
+  return tool('check', bytes, { externalData: unchecked ? null : loadOpts.externalData });
 }
 
 /** Inferred type and shape of every value: {values: {name: {type, elem, shape, why}}, problems}. */
@@ -81,7 +86,7 @@ export async function diverge(model, feeds, options) {
   const o = options || {};
   const { bytes } = await loadArguments(model);
   const wf = {};
-  for (const [k, v] of Object.entries(feeds || {})) wf[k] = wireOf(v, `feeds.${k}`);
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
   const opts = { unoptimized: !!o.unoptimized, rtol: o.rtol, atol: o.atol };
   if (o.reference) {
     opts.reference = {};
@@ -105,4 +110,19 @@ export async function writeNpy(value) {
   const w = {};
   for (const [k, v] of Object.entries(value || {})) w[k] = wireOf(v, k);
   return tool('writeNpy', w);
+}
+
+/**
+ * Every tensor of one run by value name (the feeds and each node's outputs):
+ * what `gort run --save-values` writes as a reference for diverge. Internal
+ * (gort._recordValues), for the Node CLI.
+ */
+export async function recordValues(model, feeds) {
+  const { bytes } = await loadArguments(model);
+  const wf = {};
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
+  const r = await tool('recordValues', bytes, wf);
+  const out = {};
+  for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);
+  return out;
 }

@@ -184,4 +184,4 @@ export function wasmBackend(source) {
 }
 
 /** The bridge functions behind the model checks (wasm/checks.go). */
-export const TOOLS = ['check', 'inferShapes', 'printGraph', 'capabilities', 'compareValues', 'diverge', 'readNpy', 'writeNpy'];
+export const TOOLS = ['check', 'inferShapes', 'printGraph', 'capabilities', 'compareValues', 'diverge', 'readNpy', 'writeNpy', 'recordValues'];
