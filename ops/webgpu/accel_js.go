@@ -1,0 +1,628 @@
+//go:build js && wasm
+
+package webgpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/gpu"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Accelerator is the WebGPU device as the plan sees it (plan.Accelerator).
+type Accelerator struct {
+	d *gpu.Device
+	// Dispatches counts compute dispatches (tests check that work really
+	// ran on the device).
+	Dispatches atomic.Int64
+
+	mu    sync.Mutex
+	zeros *gpu.Buffer // at least zeroN float32 zeros: the bias of a Conv without one
+	zeroN int
+}
+
+// New opens the WebGPU device. The error says why there is none
+// (navigator.gpu missing, no adapter, requestDevice failing). Call it from
+// a goroutine, never from inside a JS callback.
+func New() (*Accelerator, error) {
+	d, err := gpu.Open()
+	if err != nil {
+		return nil, err
+	}
+	return &Accelerator{d: d}, nil
+}
+
+// Device names the device in plans and placement reports.
+func (a *Accelerator) Device() plan.Device { return Device }
+
+// Info describes the adapter (vendor, architecture, description).
+func (a *Accelerator) Info() string { return a.d.Name }
+
+// Destroy destroys the device; sessions using it fall back to the CPU.
+func (a *Accelerator) Destroy() { a.d.Destroy() }
+
+// LiveBuffers is the number of device buffers in use (not in the pool).
+func (a *Accelerator) LiveBuffers() int64 { return a.d.Live.Load() }
+
+// Sync waits for the work submitted so far (for timings).
+func (a *Accelerator) Sync() error { return a.d.Sync() }
+
+// Kernel builds the WebGPU kernel of a node, or says why the node stays
+// on the CPU. The pipeline is compiled here (createComputePipelineAsync,
+// cached per op, code path and rank), and constant weights and biases
+// are uploaded once.
+func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
+	if lost, why := a.d.Lost(); lost {
+		return nil, "WebGPU " + why
+	}
+	s, reason := decide(n, in, a.d.Limits.MaxStorageBufferBindingSize)
+	if s == nil {
+		return nil, reason
+	}
+	p, err := a.d.Pipeline(s.key, s.src)
+	if err != nil {
+		return nil, "WebGPU pipeline: " + err.Error()
+	}
+	k := &kernel{a: a, s: s, p: p, n: n, consts: map[int]*gpu.Buffer{}, tables: map[string]*resizeTables{}}
+	if s.kind == kConv || s.kind == kConvTranspose {
+		for i := 1; i <= 2; i++ {
+			if t := n.ConstInput(i); t != nil && t.DType() == tensor.Float {
+				b, err := gpu.Upload(a.d, t.F32())
+				if err != nil {
+					return nil, "uploading a weight: " + err.Error()
+				}
+				k.consts[i] = b
+			}
+		}
+	}
+	return k, ""
+}
+
+// zeroBuf returns a buffer of at least n zeros.
+func (a *Accelerator) zeroBuf(n int) (*gpu.Buffer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.zeros == nil || a.zeroN < n {
+		n = max(n, 256)
+		b, err := gpu.Upload(a.d, make([]float32, n))
+		if err != nil {
+			return nil, err
+		}
+		a.zeros, a.zeroN = b, n
+	}
+	return a.zeros, nil
+}
+
+// value is a float32 tensor held in a device buffer (tensor.Remote).
+type value struct {
+	tensor.RemoteValue
+	a     *Accelerator
+	buf   *gpu.Buffer
+	shape []int
+}
+
+func (v *value) DType() tensor.DType { return tensor.Float }
+func (v *value) Shape() []int        { return v.shape }
+
+// Download reads the buffer back (it waits for the GPU).
+func (v *value) Download() (*tensor.Tensor, error) {
+	t := tensor.New(tensor.Float, v.shape...)
+	if err := v.a.d.Read(v.buf, t.F32()); err != nil {
+		return nil, wrapErr(err)
+	}
+	return t, nil
+}
+
+// Release returns the buffer to the pool.
+func (v *value) Release() { v.buf.Release() }
+
+func wrapErr(err error) error {
+	var e *errs.Error
+	switch {
+	case errors.As(err, &e):
+		return err
+	case errors.Is(err, gpu.ErrLost):
+		return errs.New(errs.DeviceLost, "%v", err)
+	}
+	return errs.New(errs.Runtime, "WebGPU: %v", err)
+}
+
+type resizeTables struct {
+	out    []int
+	passes []resizePass
+}
+
+type resizePass struct {
+	axis             int
+	idx, wt, outside *gpu.Buffer
+	hasOut           bool
+	inN, outN, taps  int
+}
+
+// kernel is one node's WebGPU kernel (an op.ValueKernel).
+type kernel struct {
+	a      *Accelerator
+	s      *spec
+	p      *gpu.Pipeline
+	n      *op.Node
+	consts map[int]*gpu.Buffer // constant weight (1) and bias (2), uploaded at build
+	mu     sync.Mutex
+	tables map[string]*resizeTables
+}
+
+// run is the state of one kernel call: temporary uploads to release.
+type run struct {
+	k    *kernel
+	tmps []*gpu.Buffer
+}
+
+func (r *run) input(vs []tensor.Value, i int) (*gpu.Buffer, []int, error) {
+	if b := r.k.consts[i]; b != nil {
+		return b, r.k.n.ConstInput(i).Shape(), nil
+	}
+	if i >= len(vs) || vs[i] == nil {
+		return nil, nil, errs.New(errs.Runtime, "input %d is missing", i)
+	}
+	switch v := vs[i].(type) {
+	case *value:
+		return v.buf, v.shape, nil
+	case *tensor.Tensor:
+		if v.DType() != tensor.Float {
+			return nil, nil, errs.New(errs.Runtime, "input %d is %s; the WebGPU kernel takes float32", i, v.DType())
+		}
+		b, err := gpu.Upload(r.k.a.d, v.F32())
+		if err != nil {
+			return nil, nil, wrapErr(err)
+		}
+		r.tmps = append(r.tmps, b)
+		return b, v.Shape(), nil
+	}
+	return nil, nil, errs.New(errs.Runtime, "input %d is a %T, not a tensor", i, vs[i])
+}
+
+func (r *run) output(shape []int) (*value, error) {
+	n := prod(shape)
+	b, err := r.k.a.d.Alloc(n * 4)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	return &value{a: r.k.a, buf: b, shape: shape}, nil
+}
+
+func (r *run) dispatch(p *gpu.Pipeline, u []uint32, n int, bufs ...*gpu.Buffer) error {
+	r.k.a.Dispatches.Add(1)
+	return wrapErr0(r.k.a.d.Dispatch(p, u, n, bufs...))
+}
+
+func wrapErr0(err error) error {
+	if err == nil {
+		return nil
+	}
+	return wrapErr(err)
+}
+
+func f32bits(v float32) uint32 { return math.Float32bits(v) }
+
+// RunValues runs the node on the device. Outputs are always new buffers.
+func (k *kernel) RunValues(ctx *op.Context, vs []tensor.Value) (outs []tensor.Value, err error) {
+	r := &run{k: k}
+	defer func() {
+		for _, b := range r.tmps {
+			b.Release()
+		}
+	}()
+	var y *value
+	switch k.s.kind {
+	case kConv, kConvTranspose:
+		y, err = r.conv(vs)
+	case kPool:
+		y, err = r.pool(vs)
+	case kBinary:
+		y, err = r.binary(vs)
+	case kUnary:
+		y, err = r.unary(vs)
+	case kConcat:
+		y, err = r.concat(vs)
+	case kResize:
+		y, err = r.resize(vs)
+	default:
+		err = errs.New(errs.Internal, "unknown WebGPU kernel kind %d", k.s.kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []tensor.Value{y}, nil
+}
+
+func (r *run) conv(vs []tensor.Value) (*value, error) {
+	s := r.k.s
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	wb, ws, err := r.input(vs, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) < 3 || len(ws) != len(xs) {
+		return nil, errs.New(errs.Runtime, "%s needs X and W of equal rank ≥ 3, got %v and %v", r.k.n.OpType, xs, ws)
+	}
+	grp := s.win.group
+	var g *geom
+	var m, cg, mg int
+	if s.kind == kConv {
+		m, cg, mg = ws[0], ws[1], ws[0]/grp
+		if xs[1] != ws[1]*grp || ws[0]%grp != 0 {
+			return nil, errs.New(errs.Runtime, "Conv input %v, weight %v and group %d do not agree", xs, ws, grp)
+		}
+		if s.win.kernel != nil && !equal(s.win.kernel, ws[2:]) {
+			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
+		}
+		g, err = s.win.forward(xs[2:], ws[2:])
+	} else {
+		m, cg, mg = ws[1]*grp, xs[1]/grp, ws[1]
+		if ws[0] != xs[1] || xs[1]%grp != 0 {
+			return nil, errs.New(errs.Runtime, "ConvTranspose input %v, weight %v and group %d do not agree", xs, ws, grp)
+		}
+		if s.win.kernel != nil && !equal(s.win.kernel, ws[2:]) {
+			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
+		}
+		g, err = s.win.transpose(xs[2:], ws[2:])
+	}
+	if err != nil {
+		return nil, errs.New(errs.Runtime, "%s: %v", r.k.n.OpType, err)
+	}
+	nd := len(xs) - 2
+	ys := append([]int{xs[0], m}, g.out[maxSpatial-nd:]...)
+	var bb *gpu.Buffer
+	if r.k.n.HasInput(2) {
+		var bs []int
+		if bb, bs, err = r.input(vs, 2); err != nil {
+			return nil, err
+		}
+		if prod(bs) != m {
+			return nil, errs.New(errs.Runtime, "bias has %d elements, expected %d", prod(bs), m)
+		}
+	} else if bb, err = r.k.a.zeroBuf(m); err != nil {
+		return nil, wrapErr(err)
+	}
+	bufs := []*gpu.Buffer{xb, wb, bb}
+	if s.residual {
+		rb, rs, err := r.input(vs, len(vs)-1)
+		if err != nil {
+			return nil, err
+		}
+		if !equal(rs, ys) {
+			return nil, errs.New(errs.Runtime, "residual %v does not have the output shape %v", rs, ys)
+		}
+		bufs = append(bufs, rb)
+	}
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	total := prod(ys)
+	u := []uint32{uint32(total), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
+	u = g.words(u)
+	if err := r.dispatch(r.k.p, u, total, append(bufs, y.buf)...); err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) pool(vs []tensor.Value) (*value, error) {
+	s := r.k.s
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) < 3 || len(xs) > 2+maxSpatial {
+		return nil, errs.New(errs.Runtime, "%s input of shape %v", r.k.n.OpType, xs)
+	}
+	var kern []int
+	if s.global {
+		kern = xs[2:]
+	}
+	g, err := s.win.forward(xs[2:], kern)
+	if err != nil {
+		return nil, errs.New(errs.Runtime, "%s: %v", r.k.n.OpType, err)
+	}
+	nd := len(xs) - 2
+	ys := append([]int{xs[0], xs[1]}, g.out[maxSpatial-nd:]...)
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	inc := uint32(0)
+	if s.win.includePad {
+		inc = 1
+	}
+	total := prod(ys)
+	u := g.words([]uint32{uint32(total), inc, f32bits(float32(math.Inf(-1))), 0})
+	if err := r.dispatch(r.k.p, u, total, xb, y.buf); err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
+
+func (r *run) binary(vs []tensor.Value) (*value, error) {
+	ab, as, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	bb, bs, err := r.input(vs, 1)
+	if err != nil {
+		return nil, err
+	}
+	rank := r.k.s.rank
+	if max(len(as), len(bs)) != rank {
+		return nil, errs.New(errs.Runtime, "%s inputs %v and %v: rank differs from the %d inferred at load", r.k.n.OpType, as, bs, rank)
+	}
+	ys := make([]int, rank)
+	sa, sb := bstrides(as, rank), bstrides(bs, rank)
+	for d := 0; d < rank; d++ {
+		da, db := dimAt(as, d, rank), dimAt(bs, d, rank)
+		switch {
+		case da == db || db == 1:
+			ys[d] = da
+		case da == 1:
+			ys[d] = db
+		default:
+			return nil, errs.New(errs.Runtime, "%s cannot broadcast %v with %v", r.k.n.OpType, as, bs)
+		}
+	}
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	total := prod(ys)
+	u := []uint32{uint32(total)}
+	for d := 0; d < rank; d++ {
+		u = append(u, uint32(ys[d]), uint32(sa[d]), uint32(sb[d]))
+	}
+	if err := r.dispatch(r.k.p, u, total, ab, bb, y.buf); err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
+
+// dimAt is the extent of shape s along output dim d of rank (1 for the
+// leading dims s lacks).
+func dimAt(s []int, d, rank int) int {
+	off := rank - len(s)
+	if d < off {
+		return 1
+	}
+	return s[d-off]
+}
+
+// bstrides are s's row-major strides aligned to rank output dims, 0 where
+// s broadcasts.
+func bstrides(s []int, rank int) []int {
+	st := make([]int, rank)
+	acc := 1
+	for d := rank - 1; d >= 0; d-- {
+		e := dimAt(s, d, rank)
+		if e != 1 {
+			st[d] = acc
+		}
+		acc *= e
+	}
+	return st
+}
+
+func (r *run) unary(vs []tensor.Value) (*value, error) {
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	y, err := r.output(append([]int(nil), xs...))
+	if err != nil {
+		return nil, err
+	}
+	total := prod(xs)
+	if err := r.dispatch(r.k.p, []uint32{uint32(total), f32bits(r.k.s.alpha), f32bits(r.k.s.beta)}, total, xb, y.buf); err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
+
+func (r *run) concat(vs []tensor.Value) (*value, error) {
+	axis := r.k.s.axis
+	var shapes [][]int
+	var bufs []*gpu.Buffer
+	for i := range vs {
+		if vs[i] == nil {
+			continue
+		}
+		b, s, err := r.input(vs, i)
+		if err != nil {
+			return nil, err
+		}
+		bufs, shapes = append(bufs, b), append(shapes, s)
+	}
+	if len(shapes) == 0 {
+		return nil, errs.New(errs.Runtime, "Concat has no inputs")
+	}
+	ys := append([]int(nil), shapes[0]...)
+	if axis >= len(ys) {
+		return nil, errs.New(errs.Runtime, "Concat axis %d for shape %v", axis, ys)
+	}
+	ys[axis] = 0
+	for _, s := range shapes {
+		if len(s) != len(ys) {
+			return nil, errs.New(errs.Runtime, "Concat inputs of ranks %d and %d", len(s), len(ys))
+		}
+		for d := range s {
+			if d != axis && s[d] != ys[d] {
+				return nil, errs.New(errs.Runtime, "Concat inputs %v and %v differ off the axis", shapes[0], s)
+			}
+		}
+		ys[axis] += s[axis]
+	}
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	outer, inner := prod(ys[:axis]), prod(ys[axis+1:])
+	off := 0
+	for i, s := range shapes {
+		seg := s[axis] * inner
+		total := outer * seg
+		u := []uint32{uint32(total), uint32(seg), uint32(ys[axis] * inner), uint32(off * inner)}
+		if err := r.dispatch(r.k.p, u, total, bufs[i], y.buf); err != nil {
+			y.Release()
+			return nil, err
+		}
+		off += s[axis]
+	}
+	return y, nil
+}
+
+// cpuInput returns input i as a CPU tensor (Resize's roi, scales and
+// sizes), downloading it if a device step produced it.
+func cpuInput(vs []tensor.Value, i int) (*tensor.Tensor, error) {
+	if i >= len(vs) || vs[i] == nil {
+		return nil, nil
+	}
+	switch v := vs[i].(type) {
+	case *tensor.Tensor:
+		return v, nil
+	case tensor.Remote:
+		return v.Download()
+	}
+	return nil, errs.New(errs.Runtime, "input %d is a %T, not a tensor", i, vs[i])
+}
+
+// resize runs the per-axis plans of ops/resample, one pass per resampled
+// axis (innermost first, as the CPU kernel), each reading its axis' index
+// and weight tables. Tables are built and uploaded once per input shape
+// and roi/scales/sizes values.
+func (r *run) resize(vs []tensor.Value) (*value, error) {
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*tensor.Tensor, len(vs))
+	key := fmt.Sprint(xs)
+	for i := 1; i < len(vs); i++ {
+		if ins[i], err = cpuInput(vs, i); err != nil {
+			return nil, err
+		}
+		if ins[i] != nil {
+			key += fmt.Sprintf("|%d:%v", i, ins[i])
+		}
+	}
+	tb, err := r.k.tablesFor(key, xs, ins)
+	if err != nil {
+		return nil, err
+	}
+	if len(tb.passes) == 0 {
+		y, err := r.output(append([]int(nil), xs...))
+		if err != nil {
+			return nil, err
+		}
+		r.k.a.d.Copy(y.buf, xb, 0, 0, prod(xs)*4)
+		return y, nil
+	}
+	cur, curShape := xb, append([]int(nil), xs...)
+	extrap := f32bits(float32(r.k.s.planner.Extrapolation()))
+	var y *value
+	for pi, p := range tb.passes {
+		curShape[p.axis] = p.outN
+		nv, err := r.output(append([]int(nil), curShape...))
+		if err != nil {
+			return nil, err
+		}
+		total := prod(curShape)
+		hasOut := uint32(0)
+		if p.hasOut {
+			hasOut = 1
+		}
+		inner := prod(curShape[p.axis+1:])
+		u := []uint32{uint32(total), uint32(p.inN), uint32(p.outN), uint32(inner), uint32(p.taps), hasOut, extrap}
+		err = r.dispatch(r.k.p, u, total, cur, p.idx, p.wt, p.outside, nv.buf)
+		if pi > 0 {
+			y.Release() // the previous pass' output, read by this pass (queue order keeps it valid)
+		}
+		if err != nil {
+			nv.Release()
+			return nil, err
+		}
+		y, cur = nv, nv.buf
+	}
+	return y, nil
+}
+
+func (k *kernel) tablesFor(key string, xs []int, ins []*tensor.Tensor) (*resizeTables, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if t, ok := k.tables[key]; ok {
+		return t, nil
+	}
+	out, plans, err := k.s.planner.Plans(xs, ins)
+	if err != nil {
+		return nil, errs.New(errs.Runtime, "%v", err)
+	}
+	if prod(out)*4 > int(k.a.d.Limits.MaxStorageBufferBindingSize) {
+		return nil, errs.New(errs.TooLarge, "Resize output %v exceeds the WebGPU binding limit", out)
+	}
+	t := &resizeTables{out: out}
+	for d := len(plans) - 1; d >= 0; d-- {
+		p := plans[d]
+		if p == nil {
+			continue
+		}
+		wt := make([]float32, len(p.Weight))
+		for i, w := range p.Weight {
+			wt[i] = float32(w)
+		}
+		outside := make([]uint32, max(p.Out, 1))
+		for i, o := range p.Outside {
+			if o {
+				outside[i] = 1
+			}
+		}
+		idx := p.Index
+		if len(idx) == 0 {
+			idx = []int32{0}
+			wt = []float32{0}
+		}
+		ps := resizePass{axis: d, hasOut: p.Outside != nil, inN: p.In, outN: p.Out, taps: p.Taps}
+		if ps.idx, err = gpu.Upload(k.a.d, idx); err == nil {
+			if ps.wt, err = gpu.Upload(k.a.d, wt); err == nil {
+				ps.outside, err = gpu.Upload(k.a.d, outside)
+			}
+		}
+		if err != nil {
+			return nil, wrapErr(err)
+		}
+		t.passes = append(t.passes, ps)
+	}
+	k.tables[key] = t
+	return t, nil
+}

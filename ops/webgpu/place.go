@@ -1,0 +1,262 @@
+package webgpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gort-dev/gort/ops/resample"
+	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// kind is the family of WGSL kernel a node runs with.
+type kind int
+
+const (
+	kConv kind = iota
+	kConvTranspose
+	kPool
+	kBinary
+	kUnary
+	kConcat
+	kResize
+)
+
+// spec is what placement decided for a node: the kernel family, its
+// parsed attributes and its WGSL source with the pipeline key (op,
+// attribute-chosen code paths, ranks). Deciding needs no device, so the
+// reasons a node stays on the CPU are testable on every platform.
+type spec struct {
+	kind        kind
+	key, src    string
+	win         *window
+	act         op.Activation
+	alpha, beta float32
+	residual    bool
+	rank        int // output rank (binary)
+	axis        int // Concat
+	global      bool
+	planner     *resample.Planner
+}
+
+// binaryOps maps the broadcasting arithmetic ops to their WGSL operator.
+var binaryOps = map[string]string{"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
+
+// unaryOps maps standalone activations to the epilogue they share with
+// Conv's fused form.
+var unaryOps = map[string]op.Activation{
+	"Relu": op.ActRelu, "Sigmoid": op.ActSigmoid, "Tanh": op.ActTanh, "LeakyRelu": op.ActLeakyRelu,
+	"HardSigmoid": op.ActHardSigmoid, "HardSwish": op.ActHardSwish, "Clip": op.ActClip,
+}
+
+// maxBinaryRank bounds the ranks of the broadcasting kernel (one pipeline
+// per rank).
+const maxBinaryRank = 6
+
+// decide returns the node's spec, or why it stays on the CPU. limit is
+// the device's maxStorageBufferBindingSize in bytes.
+func decide(n *op.Node, in []graph.Type, limit int64) (*spec, string) {
+	if n.Domain != "" {
+		return nil, "WebGPU runs ai.onnx ops only"
+	}
+	if n.Fused != nil && n.OpType != "Conv" && n.OpType != "ConvTranspose" {
+		return nil, "fused epilogue on " + n.OpType
+	}
+	data := []int{0}
+	switch n.OpType {
+	case "Add", "Sub", "Mul", "Div":
+		data = []int{0, 1}
+	case "Concat":
+		data = nil
+		for i := range n.Inputs {
+			data = append(data, i)
+		}
+	case "Conv", "ConvTranspose":
+		data = []int{0, 1, 2}
+		if n.Fused != nil && n.Fused.Residual {
+			data = append(data, len(n.Inputs)-1)
+		}
+	}
+	for _, i := range data {
+		if i >= len(n.Inputs) || n.Inputs[i] == "" {
+			continue
+		}
+		if reason := checkType(n.Inputs[i], typeOf(in, i), limit); reason != "" {
+			return nil, reason
+		}
+	}
+	for i, o := range n.Outputs {
+		if i > 0 && o != "" {
+			return nil, fmt.Sprintf("output %d (%s) is not computed on WebGPU", i, o)
+		}
+	}
+	switch n.OpType {
+	case "Conv", "ConvTranspose":
+		return decideConv(n, in)
+	case "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool":
+		return decidePool(n, in)
+	case "Concat":
+		a := &op.Attribs{N: n}
+		axis := int(a.Int("axis", 1)) // Concat-1's default; 4 made it required
+		if a.Err != nil || !n.Has("axis") && n.Version >= 4 {
+			return nil, "Concat axis attribute is missing or invalid"
+		}
+		r := len(in[0].Shape)
+		if axis < 0 {
+			axis += r
+		}
+		if axis < 0 || axis >= r {
+			return nil, fmt.Sprintf("Concat axis %d out of range for rank %d", axis, r)
+		}
+		return &spec{kind: kConcat, axis: axis, key: "concat", src: concatWGSL}, ""
+	case "Resize", "Upsample":
+		p, err := resample.NewPlanner(n)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return &spec{kind: kResize, planner: p, key: "resample", src: resampleWGSL}, ""
+	}
+	if sym, ok := binaryOps[n.OpType]; ok {
+		r := max(len(in[0].Shape), len(in[1].Shape))
+		if r > maxBinaryRank {
+			return nil, fmt.Sprintf("rank %d above the broadcasting kernel's %d", r, maxBinaryRank)
+		}
+		return &spec{kind: kBinary, rank: r, key: fmt.Sprintf("%s/r%d", n.OpType, r), src: binaryWGSL(sym, r)}, ""
+	}
+	if act, ok := unaryOps[n.OpType]; ok {
+		s := &spec{kind: kUnary, act: act}
+		a := &op.Attribs{N: n}
+		switch n.OpType {
+		case "LeakyRelu":
+			s.alpha = a.Float("alpha", 0.01)
+		case "HardSigmoid":
+			s.alpha, s.beta = a.Float("alpha", 0.2), a.Float("beta", 0.5)
+		case "Clip":
+			lo, hi, reason := clipBounds(n, a)
+			if reason != "" {
+				return nil, reason
+			}
+			s.alpha, s.beta = lo, hi
+		}
+		if a.Err != nil {
+			return nil, a.Err.Error()
+		}
+		src, err := unaryWGSL(act)
+		if err != nil {
+			return nil, err.Error()
+		}
+		s.key, s.src = "unary/"+string(act), src
+		return s, ""
+	}
+	return nil, "no WebGPU kernel for " + n.OpType
+}
+
+// clipBounds reads Clip's bounds: attributes before opset 11, constant
+// inputs after (a bound computed at run time keeps Clip on the CPU).
+func clipBounds(n *op.Node, a *op.Attribs) (lo, hi float32, reason string) {
+	lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	if n.Version < 11 {
+		return a.Float("min", lo), a.Float("max", hi), ""
+	}
+	for i, p := range []*float32{&lo, &hi} {
+		if !n.HasInput(i + 1) {
+			continue
+		}
+		t := n.ConstInput(i + 1)
+		if t == nil || t.DType() != tensor.Float || t.Len() != 1 {
+			return 0, 0, "Clip bounds are not float32 constants"
+		}
+		*p = t.F32()[0]
+	}
+	return lo, hi, ""
+}
+
+func typeOf(in []graph.Type, i int) graph.Type {
+	if i < len(in) {
+		return in[i]
+	}
+	return graph.Type{}
+}
+
+// checkType accepts float32 tensors of known rank, and refuses one whose
+// known size exceeds the binding limit.
+func checkType(name string, t graph.Type, limit int64) string {
+	if t.Kind != graph.KindTensor || t.Elem != tensor.Float {
+		if t.Elem == tensor.Undefined {
+			return fmt.Sprintf("input %s: type unknown at load", name)
+		}
+		return fmt.Sprintf("input %s is %s; WebGPU kernels are float32", name, t.Elem)
+	}
+	if t.Shape == nil {
+		return fmt.Sprintf("input %s: rank unknown at load", name)
+	}
+	size, known := int64(4), true
+	for _, d := range t.Shape {
+		if !d.Known() {
+			known = false
+			break
+		}
+		size *= d.Value
+	}
+	if known && size > limit {
+		return fmt.Sprintf("input %s is %d bytes, above maxStorageBufferBindingSize (%d)", name, size, limit)
+	}
+	return ""
+}
+
+func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
+	w, err := parseWindow(n)
+	if err != nil {
+		return nil, err.Error()
+	}
+	r := len(in[0].Shape)
+	if r < 3 || r > 2+maxSpatial {
+		return nil, fmt.Sprintf("%s of rank %d (WebGPU handles 1 to %d spatial dims)", n.OpType, r, maxSpatial)
+	}
+	s := &spec{win: w, kind: kConv}
+	if f := n.Fused; f != nil {
+		s.act, s.alpha, s.beta, s.residual = f.Activation, f.Alpha, f.Beta, f.Residual
+	}
+	var src string
+	if n.OpType == "ConvTranspose" {
+		if s.residual {
+			return nil, "ConvTranspose with a fused residual"
+		}
+		s.kind = kConvTranspose
+		src, err = convTransposeWGSL(s.act)
+	} else {
+		src, err = convWGSL(s.act, s.residual)
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	s.src = src
+	s.key = fmt.Sprintf("%s/%s/res=%v", n.OpType, s.act, s.residual)
+	return s, ""
+}
+
+func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
+	r := len(in[0].Shape)
+	if r < 3 || r > 2+maxSpatial {
+		return nil, fmt.Sprintf("%s of rank %d (WebGPU handles 1 to %d spatial dims)", n.OpType, r, maxSpatial)
+	}
+	s := &spec{kind: kPool}
+	isMax := n.OpType == "MaxPool" || n.OpType == "GlobalMaxPool"
+	if n.OpType == "GlobalAveragePool" || n.OpType == "GlobalMaxPool" {
+		s.global = true
+		s.win = &window{autoPad: "NOTSET"}
+	} else {
+		w, err := parseWindow(n)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if w.kernel == nil {
+			return nil, "kernel_shape is required"
+		}
+		s.win = w
+	}
+	s.src = poolWGSL(isMax)
+	s.key = fmt.Sprintf("pool/max=%v", isMax)
+	return s, ""
+}
