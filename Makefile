@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run test test-go test-wasm test-js test-diff conformance manifest bench generate proto check wasm js fuzz
+.PHONY: all build run test test-go test-wasm test-webgpu test-js test-diff conformance manifest bench generate proto check wasm js fuzz
 
 all: build
 
@@ -26,7 +26,7 @@ run:
 	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
 
 # Everything CI runs.
-test: check test-go test-wasm test-diff test-js
+test: check test-go test-wasm test-webgpu test-diff test-js
 
 check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
@@ -42,6 +42,13 @@ test-go:
 # The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node.
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
+
+# The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
+# needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random
+# Conv and 1000 random Resize configurations against the CPU, a device lost mid-run.
+# Tools go to .webgpu-tools (ignored); a host without an adapter fails the target.
+test-webgpu:
+	GORT_WEBGPU_REQUIRED=1 bash tools/webgpu/ci-webgpu.sh ./ops/webgpu/
 
 test-diff:
 	bash tools/difftest/run.sh
