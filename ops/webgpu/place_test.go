@@ -46,7 +46,7 @@ func TestDecline(t *testing.T) {
 		{node("Relu", []string{"x"}, []string{"y"}), []graph.Type{intT}, "is int64; WebGPU kernels are float32"},
 		{node("Relu", []string{"x"}, []string{"y"}), []graph.Type{{}}, "type unknown at load"},
 		{node("Relu", []string{"x"}, []string{"y"}), []graph.Type{unranked}, "rank unknown at load"},
-		{node("Relu", []string{"x"}, []string{"y"}), []graph.Type{ft(1 << 20, 1 << 10)}, "above maxStorageBufferBindingSize"},
+		{node("Relu", []string{"x"}, []string{"y"}), []graph.Type{ft(1<<20, 1<<10)}, "above maxStorageBufferBindingSize"},
 		{maxPool, []graph.Type{ft(1, 2, 4, 4)}, "output 1 (idx) is not computed on WebGPU"},
 		{clip, []graph.Type{ft(2, 2), ft()}, "Clip bounds are not float32 constants"},
 		{fusedAdd, []graph.Type{ft(2), ft(2)}, "fused epilogue on Add"},
