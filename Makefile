@@ -45,10 +45,12 @@ test-wasm:
 
 # The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
 # needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random
-# Conv and 1000 random Resize configurations against the CPU, a device lost mid-run.
+# Conv and 1000 random Resize configurations against the CPU, a device lost mid-run; then the
+# executionProviders option of gort.wasm with and without navigator.gpu (tools/webgpu/bridge.sh).
 # Tools go to .webgpu-tools (ignored); a host without an adapter fails the target.
 test-webgpu:
 	GORT_WEBGPU_REQUIRED=1 bash tools/webgpu/ci-webgpu.sh ./ops/webgpu/
+	bash tools/webgpu/bridge.sh
 
 test-diff:
 	bash tools/difftest/run.sh

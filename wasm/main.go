@@ -70,6 +70,7 @@ func main() {
 	api.Set("release", syncFunc(release))
 	api.Set("memory", syncFunc(memory))
 	api.Set("ops", syncFunc(ops))
+	api.Set("providers", syncFunc(providers))
 	js.Global().Get(key).Invoke(api)
 	select {}
 }
@@ -226,7 +227,12 @@ func load(args []js.Value) (func() (any, error), error) {
 		}
 		opts.MaxTensorBytes = n
 	}
+	prov, err := parseProviders(o)
+	if err != nil {
+		return nil, err
+	}
 	return func() (any, error) {
+		dev := prov.open(&opts) // webgpu.go: executionProviders
 		s, err := runtime.Load(model, &opts)
 		if err != nil {
 			return nil, err
@@ -236,6 +242,7 @@ func load(args []js.Value) (func() (any, error), error) {
 		reg.nextID++
 		reg.sessions[id] = s
 		reg.mu.Unlock()
+		sessionDevices.Store(id, dev)
 		var unsupported []string
 		for _, p := range s.Unsupported() {
 			unsupported = append(unsupported, p.Error())
@@ -251,6 +258,7 @@ func load(args []js.Value) (func() (any, error), error) {
 			Overridable: ioInfos(s.OverridableInitializers()),
 			Outputs:     ioInfos(s.Outputs()),
 			Unsupported: unsupported,
+			Providers:   dev.info(s),
 		}, nil
 	}, nil
 }
@@ -416,6 +424,7 @@ func release(args []js.Value) (any, error) {
 	_, ok := reg.sessions[int(id)]
 	delete(reg.sessions, int(id))
 	reg.mu.Unlock()
+	sessionDevices.Delete(int(id))
 	return ok, nil
 }
 

@@ -46,6 +46,12 @@ func (a *Accelerator) Device() plan.Device { return Device }
 // Info describes the adapter (vendor, architecture, description).
 func (a *Accelerator) Info() string { return a.d.Name }
 
+// Lost reports whether the device is gone (lost or destroyed).
+func (a *Accelerator) Lost() bool {
+	lost, _ := a.d.Lost()
+	return lost
+}
+
 // Destroy destroys the device; sessions using it fall back to the CPU.
 func (a *Accelerator) Destroy() { a.d.Destroy() }
 
