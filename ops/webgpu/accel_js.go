@@ -78,6 +78,11 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 		return nil, "WebGPU pipeline: " + err.Error()
 	}
 	k := &kernel{a: a, s: s, p: p, n: n, consts: map[int]*gpu.Buffer{}, tables: map[string]*resizeTables{}}
+	if s.block {
+		if k.pBlock, err = a.d.Pipeline(s.key+"/oc4", s.blockSrc); err != nil {
+			return nil, "WebGPU pipeline: " + err.Error()
+		}
+	}
 	if s.kind == kConv || s.kind == kConvTranspose {
 		for i := 1; i <= 2; i++ {
 			if t := n.ConstInput(i); t != nil && t.DType() == tensor.Float {
@@ -158,6 +163,7 @@ type kernel struct {
 	a      *Accelerator
 	s      *spec
 	p      *gpu.Pipeline
+	pBlock *gpu.Pipeline // Conv with four output channels per invocation, or nil
 	n      *op.Node
 	consts map[int]*gpu.Buffer // constant weight (1) and bias (2), uploaded at build
 	mu     sync.Mutex
@@ -316,9 +322,13 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		return nil, err
 	}
 	total := prod(ys)
-	u := []uint32{uint32(total), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
+	p, invocations := r.k.p, total
+	if r.k.pBlock != nil && mg%4 == 0 {
+		p, invocations = r.k.pBlock, total/4
+	}
+	u := []uint32{uint32(invocations), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
 	u = g.words(u)
-	if err := r.dispatch(r.k.p, u, total, append(bufs, y.buf)...); err != nil {
+	if err := r.dispatch(p, u, invocations, append(bufs, y.buf)...); err != nil {
 		y.Release()
 		return nil, err
 	}

@@ -38,6 +38,10 @@ type spec struct {
 	axis        int // Concat
 	global      bool
 	planner     *resample.Planner
+	// block: Conv also has a four-channels-per-invocation pipeline
+	// (blockSrc), used when the run's M/group is divisible by 4.
+	block    bool
+	blockSrc string
 }
 
 // binaryOps maps the broadcasting arithmetic ops to their WGSL operator.
@@ -227,6 +231,12 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 		src, err = convTransposeWGSL(s.act)
 	} else {
 		src, err = convWGSL(s.act, s.residual)
+		// Four output channels per invocation when the weight's shape,
+		// known at load, has M/group divisible by 4.
+		if ws := in[1].Shape; len(ws) > 0 && ws[0].Known() && ws[0].Value%int64(4*w.group) == 0 {
+			s.block = true
+			s.blockSrc, err = convBlockWGSL(s.act, s.residual)
+		}
 	}
 	if err != nil {
 		return nil, err.Error()

@@ -75,9 +75,10 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		cb, _ := convBlockWGSL(a, true)
 		ct, _ := convTransposeWGSL(a)
 		u, _ := unaryWGSL(a)
-		srcs = append(srcs, c, ct, u)
+		srcs = append(srcs, c, cb, ct, u)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

@@ -124,6 +124,65 @@ func convWGSL(act op.Activation, residual bool) (string, error) {
 `, nil
 }
 
+// convBlockWGSL is convWGSL with four consecutive output channels per
+// invocation (for M/group divisible by 4): each input element loaded is
+// used four times, and the per-channel loop overhead is paid once per
+// four outputs.
+func convBlockWGSL(act op.Activation, residual bool) (string, error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", err
+	}
+	names := []string{"x", "w", "b", "out:y"}
+	res := ""
+	if residual {
+		names = []string{"x", "w", "b", "r", "out:y"}
+		res = " + r[o]"
+	}
+	return `struct U { total: u32, n: i32, c: i32, m: i32, cg: i32, mg: i32, alpha: f32, beta: f32,
+  ` + geomFields + ` }
+@group(0) @binding(0) var<uniform> u: U;
+` + bindings(names...) + af + prelude + `
+  var t = i32(i);
+  let o2 = t % u.out2; t = t / u.out2;
+  let o1 = t % u.out1; t = t / u.out1;
+  let o0 = t % u.out0; t = t / u.out0;
+  let m4 = u.m / 4;
+  let oc = (t % m4) * 4; let nb = t / m4;
+  let g = oc / u.mg;
+  let ws = u.cg * u.k0 * u.k1 * u.k2;
+  let b0 = o0 * u.s0 - u.pb0; let b1 = o1 * u.s1 - u.pb1; let b2 = o2 * u.s2 - u.pb2;
+  var acc = vec4<f32>(0.0, 0.0, 0.0, 0.0);
+  for (var ci = 0; ci < u.cg; ci++) {
+    let xc = (nb * u.c + g * u.cg + ci) * u.in0;
+    let wc = (oc * u.cg + ci) * u.k0;
+    for (var k0 = 0; k0 < u.k0; k0++) {
+      let p0 = b0 + k0 * u.d0;
+      if (p0 < 0 || p0 >= u.in0) { continue; }
+      for (var k1 = 0; k1 < u.k1; k1++) {
+        let p1 = b1 + k1 * u.d1;
+        if (p1 < 0 || p1 >= u.in1) { continue; }
+        let xrow = ((xc + p0) * u.in1 + p1) * u.in2;
+        let wrow = ((wc + k0) * u.k1 + k1) * u.k2;
+        for (var k2 = 0; k2 < u.k2; k2++) {
+          let p2 = b2 + k2 * u.d2;
+          if (p2 < 0 || p2 >= u.in2) { continue; }
+          let wi = wrow + k2;
+          acc = acc + x[xrow + p2] * vec4<f32>(w[wi], w[wi + ws], w[wi + 2 * ws], w[wi + 3 * ws]);
+        }
+      }
+    }
+  }
+  let osz = u.out0 * u.out1 * u.out2;
+  let base = (nb * u.m + oc) * osz + (o0 * u.out1 + o1) * u.out2 + o2;
+  for (var j = 0; j < 4; j++) {
+    let o = base + j * osz;
+    y[o] = act(acc[j] + b[oc + j]` + res + `);
+  }
+}
+`, nil
+}
+
 // convTransposeWGSL gathers, for each output element, the input elements
 // whose scattered taps land on it: y[o] += x[i]·w[k] where
 // o + pb = i·s + k·d. W is (C, M/group, k...).
