@@ -78,6 +78,14 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 		return nil, "WebGPU pipeline: " + err.Error()
 	}
 	k := &kernel{a: a, s: s, p: p, n: n, consts: map[int]*gpu.Buffer{}, tables: map[string]*resizeTables{}}
+	if s.kind == kAffine {
+		if k.consts[1], err = gpu.Upload(a.d, s.a); err == nil {
+			k.consts[2], err = gpu.Upload(a.d, s.b)
+		}
+		if err != nil {
+			return nil, "uploading BatchNormalization constants: " + err.Error()
+		}
+	}
 	if s.block {
 		if k.pBlock, err = a.d.Pipeline(s.key+"/oc4", s.blockSrc); err != nil {
 			return nil, "WebGPU pipeline: " + err.Error()
@@ -245,6 +253,12 @@ func (k *kernel) RunValues(ctx *op.Context, vs []tensor.Value) (outs []tensor.Va
 		y, err = r.concat(vs)
 	case kResize:
 		y, err = r.resize(vs)
+	case kAffine:
+		y, err = r.affine(vs)
+	case kSoftmax:
+		y, err = r.softmax(vs)
+	case kMatMul:
+		y, err = r.matmul(vs)
 	default:
 		err = errs.New(errs.Internal, "unknown WebGPU kernel kind %d", k.s.kind)
 	}
@@ -641,4 +655,132 @@ func (k *kernel) tablesFor(key string, xs []int, ins []*tensor.Tensor) (*resizeT
 	}
 	k.tables[key] = t
 	return t, nil
+}
+
+func (r *run) affine(vs []tensor.Value) (*value, error) {
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) < 2 || xs[1] != len(r.k.s.a) {
+		return nil, errs.New(errs.Runtime, "BatchNormalization input %v for %d channels", xs, len(r.k.s.a))
+	}
+	y, err := r.output(append([]int(nil), xs...))
+	if err != nil {
+		return nil, err
+	}
+	total := prod(xs)
+	u := []uint32{uint32(total), uint32(xs[1]), uint32(prod(xs[2:]))}
+	if err := r.dispatch(r.k.p, u, total, xb, r.k.consts[1], r.k.consts[2], y.buf); err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
+
+func (r *run) softmax(vs []tensor.Value) (*value, error) {
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	axis := r.k.s.axis
+	if axis >= len(xs) {
+		return nil, errs.New(errs.Runtime, "Softmax axis %d for shape %v", axis, xs)
+	}
+	outer, n, inner := prod(xs[:axis]), xs[axis], prod(xs[axis+1:])
+	if r.k.s.legacy {
+		n, inner = prod(xs[axis:]), 1
+	}
+	y, err := r.output(append([]int(nil), xs...))
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		if err := r.dispatch(r.k.p, []uint32{uint32(outer * inner), uint32(n), uint32(inner)}, outer*inner, xb, y.buf); err != nil {
+			y.Release()
+			return nil, err
+		}
+	}
+	return y, nil
+}
+
+func (r *run) matmul(vs []tensor.Value) (*value, error) {
+	s := r.k.s
+	ab, as, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	bb, bs, err := r.input(vs, 1)
+	if err != nil {
+		return nil, err
+	}
+	ra, rb := len(as), len(bs)
+	if ra < 2 || rb < 2 || max(ra, rb)-2 != s.rank {
+		return nil, errs.New(errs.Runtime, "%s operands %v and %v do not have the ranks inferred at load", r.k.n.OpType, as, bs)
+	}
+	m, k := as[ra-2], as[ra-1]
+	am, ak := k, 1
+	if s.transA {
+		m, k = k, m
+		am, ak = 1, m
+	}
+	k2, n := bs[rb-2], bs[rb-1]
+	bk, bn := n, 1
+	if s.transB {
+		k2, n = n, k2
+		bk, bn = 1, k
+	}
+	if k != k2 {
+		return nil, errs.New(errs.Runtime, "%s operands %v and %v: inner dims %d and %d differ", r.k.n.OpType, as, bs, k, k2)
+	}
+	batch := make([]int, s.rank)
+	sa, sb := bstrides(as[:ra-2], s.rank), bstrides(bs[:rb-2], s.rank)
+	for d := 0; d < s.rank; d++ {
+		da, db := dimAt(as[:ra-2], d, s.rank), dimAt(bs[:rb-2], d, s.rank)
+		switch {
+		case da == db || db == 1:
+			batch[d] = da
+		case da == 1:
+			batch[d] = db
+		default:
+			return nil, errs.New(errs.Runtime, "MatMul cannot broadcast %v with %v", as, bs)
+		}
+	}
+	bufs := []*gpu.Buffer{ab, bb}
+	cm, cn := 0, 0
+	if s.hasC {
+		cb, cs, err := r.input(vs, 2)
+		if err != nil {
+			return nil, err
+		}
+		rows, cols := dimAt(cs, 0, 2), dimAt(cs, 1, 2)
+		if (rows != 1 && rows != m) || (cols != 1 && cols != n) {
+			return nil, errs.New(errs.Runtime, "Gemm C %v does not broadcast to (%d, %d)", cs, m, n)
+		}
+		if rows != 1 {
+			cm = cols
+		}
+		if cols != 1 {
+			cn = 1
+		}
+		bufs = append(bufs, cb)
+	}
+	ys := append(batch, m, n)
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	total := prod(ys)
+	u := []uint32{uint32(total), uint32(m), uint32(n), uint32(k), uint32(am), uint32(ak), uint32(bk), uint32(bn), uint32(cm), uint32(cn),
+		f32bits(s.alpha), f32bits(s.beta), f32bits(s.gAlpha), f32bits(s.gBeta)}
+	for d := 0; d < s.rank; d++ {
+		u = append(u, uint32(batch[d]), uint32(sa[d]*m*k), uint32(sb[d]*k*n))
+	}
+	if total > 0 {
+		if err := r.dispatch(r.k.p, u, total, append(bufs, y.buf)...); err != nil {
+			y.Release()
+			return nil, err
+		}
+	}
+	return y, nil
 }

@@ -21,6 +21,9 @@ const (
 	kUnary
 	kConcat
 	kResize
+	kAffine
+	kSoftmax
+	kMatMul
 )
 
 // spec is what placement decided for a node: the kernel family, its
@@ -42,6 +45,13 @@ type spec struct {
 	// (blockSrc), used when the run's M/group is divisible by 4.
 	block    bool
 	blockSrc string
+	// a, b are BatchNormalization folded to y = x·a[c] + b[c].
+	a, b []float32
+	// legacy is Softmax before opset 13 (the input coerced to 2-D at axis).
+	legacy bool
+	// gemm: transA, transB; hasC says Gemm's C input is present.
+	transA, transB, hasC bool
+	gAlpha, gBeta        float32
 }
 
 // binaryOps maps the broadcasting arithmetic ops to their WGSL operator.
@@ -64,13 +74,22 @@ func decide(n *op.Node, in []graph.Type, limit int64) (*spec, string) {
 	if n.Domain != "" {
 		return nil, "WebGPU runs ai.onnx ops only"
 	}
-	if n.Fused != nil && n.OpType != "Conv" && n.OpType != "ConvTranspose" {
-		return nil, "fused epilogue on " + n.OpType
+	if f := n.Fused; f != nil {
+		switch {
+		case n.OpType == "Conv":
+		case (n.OpType == "ConvTranspose" || n.OpType == "MatMul" || n.OpType == "Gemm") && !f.Residual:
+		default:
+			return nil, "fused epilogue on " + n.OpType
+		}
 	}
 	data := []int{0}
 	switch n.OpType {
-	case "Add", "Sub", "Mul", "Div":
+	case "Add", "Sub", "Mul", "Div", "MatMul":
 		data = []int{0, 1}
+	case "Gemm":
+		data = []int{0, 1, 2}
+	case "BatchNormalization":
+		data = []int{0, 1, 2, 3, 4}
 	case "Concat":
 		data = nil
 		for i := range n.Inputs {
@@ -120,6 +139,27 @@ func decide(n *op.Node, in []graph.Type, limit int64) (*spec, string) {
 			return nil, err.Error()
 		}
 		return &spec{kind: kResize, planner: p, key: "resample", src: resampleWGSL}, ""
+	}
+	switch n.OpType {
+	case "BatchNormalization":
+		return decideBatchNorm(n, in)
+	case "Softmax":
+		a := &op.Attribs{N: n}
+		def := int64(-1)
+		if n.Version < 13 {
+			def = 1
+		}
+		axis := int(a.Int("axis", def))
+		r := len(in[0].Shape)
+		if axis < 0 {
+			axis += r
+		}
+		if a.Err != nil || axis < 0 || axis >= r {
+			return nil, fmt.Sprintf("Softmax axis out of range for rank %d", r)
+		}
+		return &spec{kind: kSoftmax, axis: axis, legacy: n.Version < 13, key: "softmax", src: softmaxWGSL}, ""
+	case "MatMul", "Gemm":
+		return decideMatMul(n, in)
 	}
 	if sym, ok := binaryOps[n.OpType]; ok {
 		r := max(len(in[0].Shape), len(in[1].Shape))
@@ -268,5 +308,82 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 	}
 	s.src = poolWGSL(isMax)
 	s.key = fmt.Sprintf("pool/max=%v", isMax)
+	return s, ""
+}
+
+// decideBatchNorm folds inference BatchNormalization with constant
+// statistics into y = x·a[c] + b[c], a = scale/√(var+ε), b = B − mean·a
+// (computed in float64).
+func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
+	a := &op.Attribs{N: n}
+	eps := float64(a.Float("epsilon", 1e-5))
+	if a.Int("training_mode", 0) != 0 {
+		return nil, "BatchNormalization in training mode"
+	}
+	if n.Version < 9 {
+		return nil, fmt.Sprintf("BatchNormalization-%d (its spatial attribute)", n.Version)
+	}
+	if a.Err != nil {
+		return nil, a.Err.Error()
+	}
+	if len(in[0].Shape) < 2 {
+		return nil, "BatchNormalization input of rank < 2"
+	}
+	var p [4][]float32
+	for i := range p {
+		t := n.ConstInput(i + 1)
+		if t == nil || t.DType() != tensor.Float {
+			return nil, "BatchNormalization statistics are not float32 constants"
+		}
+		p[i] = t.F32()
+		if len(p[i]) != len(p[0]) {
+			return nil, "BatchNormalization parameters of different lengths"
+		}
+	}
+	s := &spec{kind: kAffine, key: "affine", src: affineWGSL, a: make([]float32, len(p[0])), b: make([]float32, len(p[0]))}
+	for c := range p[0] {
+		k := float64(p[0][c]) / math.Sqrt(float64(p[3][c])+eps)
+		s.a[c] = float32(k)
+		s.b[c] = float32(float64(p[1][c]) - float64(p[2][c])*k)
+	}
+	return s, ""
+}
+
+// maxBatchRank bounds MatMul's batch dims (one pipeline per batch rank).
+const maxBatchRank = 4
+
+func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
+	s := &spec{kind: kMatMul, gAlpha: 1}
+	if f := n.Fused; f != nil {
+		s.act, s.alpha, s.beta = f.Activation, f.Alpha, f.Beta
+	}
+	ra, rb := len(in[0].Shape), len(in[1].Shape)
+	if n.OpType == "Gemm" {
+		a := &op.Attribs{N: n}
+		s.transA, s.transB = a.Int("transA", 0) != 0, a.Int("transB", 0) != 0
+		s.hasC = n.HasInput(2)
+		s.gAlpha, s.gBeta = a.Float("alpha", 1), a.Float("beta", 1)
+		if a.Err != nil {
+			return nil, a.Err.Error()
+		}
+		if ra != 2 || rb != 2 {
+			return nil, "Gemm inputs must be matrices"
+		}
+		if s.hasC && len(in[2].Shape) > 2 {
+			return nil, "Gemm C of rank > 2"
+		}
+	} else if ra < 2 || rb < 2 {
+		return nil, "MatMul with a 1-D operand"
+	}
+	s.rank = max(ra, rb) - 2
+	if s.rank > maxBatchRank {
+		return nil, fmt.Sprintf("MatMul with %d batch dims (WebGPU handles %d)", s.rank, maxBatchRank)
+	}
+	src, err := matmulWGSL(s.rank, s.act, s.hasC)
+	if err != nil {
+		return nil, err.Error()
+	}
+	s.src = src
+	s.key = fmt.Sprintf("matmul/b%d/%s/c=%v", s.rank, s.act, s.hasC)
 	return s, ""
 }

@@ -53,7 +53,7 @@ func TestDecline(t *testing.T) {
 		{badAct, []graph.Type{ft(1, 1, 3, 3), ft(1, 1, 1, 1)}, `activation "Softplus" has no WGSL form`},
 		{node("Conv", []string{"x", "w"}, []string{"y"}), []graph.Type{ft(1, 1, 2, 2, 2, 2), ft(1, 1, 1, 1, 1, 1)}, "rank 6"},
 		{node("Add", []string{"a", "b"}, []string{"y"}), []graph.Type{ft(1, 1, 1, 1, 1, 1, 2), ft(2)}, "rank 7 above"},
-		{node("Softmax", []string{"x"}, []string{"y"}), []graph.Type{ft(2)}, "no WebGPU kernel for Softmax"},
+		{node("Einsum", []string{"x"}, []string{"y"}), []graph.Type{ft(2)}, "no WebGPU kernel for Einsum"},
 		{node("Resize", []string{"x"}, []string{"y"}, &pb.AttributeProto{Name: "mode", Type: pb.AttributeProto_STRING, S: []byte("area")}), []graph.Type{ft(1, 1, 2, 2)}, `mode "area"`},
 	} {
 		s, reason := decide(c.n, c.in, 1<<30)
@@ -69,7 +69,7 @@ var floatLiteral = regexp.MustCompile(`\b\d+\.\d*(e[+-]?\d+)?f?\b|\b\d+e[+-]?\d+
 
 func TestShadersHaveNoLossyLiterals(t *testing.T) {
 	allowed := map[string]bool{"0.0": true, "1.0": true, "0.5": true, "6.0": true}
-	srcs := []string{concatWGSL, resampleWGSL, poolWGSL(true), poolWGSL(false), binaryWGSL("+", 4)}
+	srcs := []string{concatWGSL, resampleWGSL, poolWGSL(true), poolWGSL(false), binaryWGSL("+", 4), affineWGSL, softmaxWGSL}
 	for _, a := range []op.Activation{op.ActNone, op.ActRelu, op.ActClip, op.ActLeakyRelu, op.ActSigmoid, op.ActHardSigmoid, op.ActHardSwish, op.ActTanh} {
 		c, err := convWGSL(a, true)
 		if err != nil {
@@ -78,7 +78,8 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 		cb, _ := convBlockWGSL(a, true)
 		ct, _ := convTransposeWGSL(a)
 		u, _ := unaryWGSL(a)
-		srcs = append(srcs, c, cb, ct, u)
+		mm, _ := matmulWGSL(2, a, true)
+		srcs = append(srcs, c, cb, ct, u, mm)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

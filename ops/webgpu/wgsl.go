@@ -352,3 +352,73 @@ const resampleWGSL = `struct U { total: u32, inN: u32, outN: u32, inner: u32, ta
   y[i] = acc;
 }
 `
+
+// affineWGSL is y = x·a[c] + b[c] over channel axis c (inference
+// BatchNormalization with a and b folded from its constants at build).
+const affineWGSL = `struct U { total: u32, c: u32, inner: u32 }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+` + prelude + `
+  let c = (i / u.inner) % u.c;
+  y[i] = x[i] * a[c] + b[c];
+}
+`
+
+// softmaxWGSL normalises one row (n elements, stride inner) per
+// invocation: max, then Σ exp(x - max), then the quotients.
+const softmaxWGSL = `struct U { total: u32, n: u32, inner: u32 }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+` + prelude + `
+  let base = (i / u.inner) * u.n * u.inner + i % u.inner;
+  var m = x[base];
+  for (var k = 1u; k < u.n; k++) { m = max(m, x[base + k * u.inner]); }
+  var s = 0.0;
+  for (var k = 0u; k < u.n; k++) { s = s + exp(x[base + k * u.inner] - m); }
+  for (var k = 0u; k < u.n; k++) { y[base + k * u.inner] = exp(x[base + k * u.inner] - m) / s; }
+}
+`
+
+// matmulWGSL is a batched matrix product, one output element per
+// invocation: y[b, i, j] = act(α·Σ_k A[b, i, k]·B[b, k, j] + β·C[i, j])
+// (Gemm's α and β are galpha and gbeta; alpha and beta are the fused
+// activation's).
+// A and B are addressed through strides (so transA/transB and batch
+// broadcasting are strides, 0 where a batch dim broadcasts); batch dims
+// are unrolled per rank. Gemm's C is bound only when hasC.
+func matmulWGSL(batch int, act op.Activation, hasC bool) (string, error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", err
+	}
+	var f, idx strings.Builder
+	for d := 0; d < batch; d++ {
+		fmt.Fprintf(&f, " d%d: u32, a%d: u32, b%d: u32,", d, d, d)
+	}
+	for d := batch - 1; d >= 0; d-- {
+		fmt.Fprintf(&idx, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
+	}
+	names := []string{"a", "b", "out:y"}
+	cterm := ""
+	if hasC {
+		names = []string{"a", "b", "cc", "out:y"}
+		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
+	}
+	return `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
+@group(0) @binding(0) var<uniform> u: U;
+` + bindings(names...) + af + prelude + `
+  let col = i % u.n;
+  let row = (i / u.n) % u.m;
+  var t = i / (u.n * u.m); var ia = 0u; var ib = 0u;
+` + idx.String() + `  ia = ia + row * u.am;
+  ib = ib + col * u.bn;
+  var acc = 0.0;
+  for (var k = 0u; k < u.k; k++) { acc = acc + a[ia + k * u.ak] * b[ib + k * u.bk]; }
+  y[i] = act(u.galpha * acc` + cterm + `);
+}
+`, nil
+}
