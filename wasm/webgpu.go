@@ -23,10 +23,20 @@ import (
 // providerChoice is the parsed executionProviders option.
 type providerChoice struct {
 	webgpu bool
+	// minElements is the cost rule (option webgpuMinElements, default
+	// webgpu.DefaultMinElements): nodes on smaller tensors stay on the CPU.
+	minElements int64
 }
 
 func parseProviders(o js.Value) (providerChoice, error) {
-	var c providerChoice
+	c := providerChoice{minElements: webgpu.DefaultMinElements}
+	if m := jsval.Get(o, "webgpuMinElements"); !jsval.IsNullish(m) {
+		n, err := jsval.Int(m)
+		if err != nil || n < 0 {
+			return c, argErr("webgpuMinElements must be a non-negative integer")
+		}
+		c.minElements = n
+	}
 	v := jsval.Get(o, "executionProviders")
 	if jsval.IsNullish(v) {
 		return c, nil
@@ -89,7 +99,9 @@ func (c providerChoice) open(opts *runtime.Options) *deviceState {
 			gpuDev.acc = acc
 		}
 	}
-	st.acc = gpuDev.acc
+	if gpuDev.acc != nil {
+		st.acc = gpuDev.acc.With(webgpu.Options{MinElements: c.minElements})
+	}
 	gpuDev.mu.Unlock()
 	if st.acc == nil {
 		js.Global().Get("console").Call("warn", "gort: WebGPU unavailable, running on the CPU: "+st.why)

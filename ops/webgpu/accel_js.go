@@ -18,18 +18,25 @@ import (
 )
 
 // Accelerator is the WebGPU device as the plan sees it (plan.Accelerator).
+// Copies made by With share the device, its pools and pipelines.
 type Accelerator struct {
 	d *gpu.Device
 	// Dispatches counts compute dispatches (tests check that work really
 	// ran on the device).
-	Dispatches atomic.Int64
+	Dispatches *atomic.Int64
+	st         *shared
+	opts       Options
+}
 
+// shared is the per-device state of the accelerators using one device.
+type shared struct {
 	mu    sync.Mutex
 	zeros *gpu.Buffer // at least zeroN float32 zeros: the bias of a Conv without one
 	zeroN int
 }
 
-// New opens the WebGPU device. The error says why there is none
+// New opens the WebGPU device with no cost threshold (every qualifying
+// node goes to the device). The error says why there is none
 // (navigator.gpu missing, no adapter, requestDevice failing). Call it from
 // a goroutine, never from inside a JS callback.
 func New() (*Accelerator, error) {
@@ -37,7 +44,15 @@ func New() (*Accelerator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Accelerator{d: d}, nil
+	return &Accelerator{d: d, Dispatches: new(atomic.Int64), st: &shared{}}, nil
+}
+
+// With returns an accelerator on the same device with other options (a
+// session's own cost threshold, say).
+func (a *Accelerator) With(o Options) *Accelerator {
+	c := *a
+	c.opts = o
+	return &c
 }
 
 // Device names the device in plans and placement reports.
@@ -69,7 +84,7 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 	if lost, why := a.d.Lost(); lost {
 		return nil, "WebGPU " + why
 	}
-	s, reason := decide(n, in, a.d.Limits.MaxStorageBufferBindingSize)
+	s, reason := decide(n, in, a.d.Limits.MaxStorageBufferBindingSize, a.opts.MinElements)
 	if s == nil {
 		return nil, reason
 	}
@@ -107,17 +122,18 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 
 // zeroBuf returns a buffer of at least n zeros.
 func (a *Accelerator) zeroBuf(n int) (*gpu.Buffer, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.zeros == nil || a.zeroN < n {
+	st := a.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.zeros == nil || st.zeroN < n {
 		n = max(n, 256)
 		b, err := gpu.Upload(a.d, make([]float32, n))
 		if err != nil {
 			return nil, err
 		}
-		a.zeros, a.zeroN = b, n
+		st.zeros, st.zeroN = b, n
 	}
-	return a.zeros, nil
+	return st.zeros, nil
 }
 
 // value is a float32 tensor held in a device buffer (tensor.Remote).

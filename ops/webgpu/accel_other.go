@@ -18,6 +18,9 @@ func New() (*Accelerator, error) {
 	return nil, err
 }
 
+// With returns a.
+func (a *Accelerator) With(Options) *Accelerator { return a }
+
 // Device names the device.
 func (a *Accelerator) Device() plan.Device { return Device }
 

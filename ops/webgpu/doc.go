@@ -18,3 +18,15 @@ import "github.com/gort-dev/gort/runtime/plan"
 
 // Device is the name of the WebGPU device in plans and reports.
 const Device plan.Device = "webgpu"
+
+// Options tune placement.
+type Options struct {
+	// MinElements is the cost rule: a node whose data inputs all have
+	// known sizes below it stays on the CPU, where transfers and a
+	// dispatch would cost more than the work. 0 disables the rule.
+	MinElements int64
+}
+
+// DefaultMinElements is the cost threshold the JS package uses unless
+// told otherwise.
+const DefaultMinElements = 4096

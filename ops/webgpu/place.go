@@ -69,8 +69,11 @@ var unaryOps = map[string]op.Activation{
 const maxBinaryRank = 6
 
 // decide returns the node's spec, or why it stays on the CPU. limit is
-// the device's maxStorageBufferBindingSize in bytes.
-func decide(n *op.Node, in []graph.Type, limit int64) (*spec, string) {
+// the device's maxStorageBufferBindingSize in bytes; a node whose data
+// inputs all have known sizes below minElems elements stays on the CPU
+// (the cost rule: for tiny tensors the transfers and the dispatch cost
+// more than the work).
+func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, string) {
 	if n.Domain != "" {
 		return nil, "WebGPU runs ai.onnx ops only"
 	}
@@ -107,6 +110,23 @@ func decide(n *op.Node, in []graph.Type, limit int64) (*spec, string) {
 		}
 		if reason := checkType(n.Inputs[i], typeOf(in, i), limit); reason != "" {
 			return nil, reason
+		}
+	}
+	if minElems > 0 {
+		largest := int64(-1)
+		for _, i := range data {
+			if i >= len(n.Inputs) || n.Inputs[i] == "" {
+				continue
+			}
+			e, known := elements(typeOf(in, i))
+			if !known {
+				largest = minElems
+				break
+			}
+			largest = max(largest, e)
+		}
+		if largest >= 0 && largest < minElems {
+			return nil, fmt.Sprintf("tiny: inputs of at most %d elements, below the WebGPU cost threshold of %d", largest, minElems)
 		}
 	}
 	for i, o := range n.Outputs {
@@ -221,6 +241,21 @@ func typeOf(in []graph.Type, i int) graph.Type {
 		return in[i]
 	}
 	return graph.Type{}
+}
+
+// elements is a type's element count, if every dim is known.
+func elements(t graph.Type) (int64, bool) {
+	if t.Shape == nil {
+		return 0, false
+	}
+	e := int64(1)
+	for _, d := range t.Shape {
+		if !d.Known() {
+			return 0, false
+		}
+		e *= d.Value
+	}
+	return e, true
 }
 
 // checkType accepts float32 tensors of known rank, and refuses one whose

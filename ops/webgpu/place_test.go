@@ -56,7 +56,7 @@ func TestDecline(t *testing.T) {
 		{node("Einsum", []string{"x"}, []string{"y"}), []graph.Type{ft(2)}, "no WebGPU kernel for Einsum"},
 		{node("Resize", []string{"x"}, []string{"y"}, &pb.AttributeProto{Name: "mode", Type: pb.AttributeProto_STRING, S: []byte("area")}), []graph.Type{ft(1, 1, 2, 2)}, `mode "area"`},
 	} {
-		s, reason := decide(c.n, c.in, 1<<30)
+		s, reason := decide(c.n, c.in, 1<<30, 0)
 		if s != nil || !strings.Contains(reason, c.want) {
 			t.Errorf("%s %v: placed=%v reason %q, want one containing %q", c.n.OpType, c.in, s != nil, reason, c.want)
 		}
@@ -106,7 +106,7 @@ func TestPlaced(t *testing.T) {
 		{node("Concat", []string{"a", "b"}, []string{"y"}, &pb.AttributeProto{Name: "axis", Type: pb.AttributeProto_INT, I: -1}), []graph.Type{ft(2, 3), ft(2, 4)}, "concat"},
 		{node("Resize", []string{"x", "", "s"}, []string{"y"}), []graph.Type{ft(1, 1, 2, 2)}, "resample"},
 	} {
-		s, reason := decide(c.n, c.in, 1<<30)
+		s, reason := decide(c.n, c.in, 1<<30, 0)
 		if s == nil || s.key != c.key {
 			t.Errorf("%s: spec %+v (%s), want key %q", c.n.OpType, s, reason, c.key)
 		}
@@ -133,5 +133,26 @@ func TestGeometry(t *testing.T) {
 	// ConvTranspose: 3·(4-1) + 1 + 2 = 12, minus pads 1 → 11.
 	if g, err = w.transpose([]int{4}, []int{2}); err != nil || g.out[2] != 11 || g.pb[2] != 1 {
 		t.Errorf("transpose: out %v pb %v err %v; want 11 and 1", g.out, g.pb, err)
+	}
+}
+
+// TestCostRule: with a threshold, a node whose inputs are all small and
+// known stays on the CPU; one with an unknown dim or a large input does
+// not.
+func TestCostRule(t *testing.T) {
+	relu := node("Relu", []string{"x"}, []string{"y"})
+	if s, reason := decide(relu, []graph.Type{ft(2, 3)}, 1<<30, 1024); s != nil || !strings.Contains(reason, "tiny: inputs of at most 6 elements, below the WebGPU cost threshold of 1024") {
+		t.Errorf("small Relu placed=%v reason %q", s != nil, reason)
+	}
+	dyn := ft(2, 3)
+	dyn.Shape[0] = graph.Dim{Param: "N"}
+	for _, ty := range []graph.Type{ft(1, 32, 32), dyn} {
+		if s, reason := decide(relu, []graph.Type{ty}, 1<<30, 1024); s == nil {
+			t.Errorf("Relu %v declined: %s", ty, reason)
+		}
+	}
+	add := node("Add", []string{"a", "b"}, []string{"y"})
+	if s, reason := decide(add, []graph.Type{ft(4096), ft(1)}, 1<<30, 1024); s == nil {
+		t.Errorf("Add with one large input declined: %s", reason)
 	}
 }

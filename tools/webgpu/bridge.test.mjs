@@ -37,7 +37,7 @@ const run = async (s) => Object.values(await api.run(s.id, 1, feeds))[0];
 const want = f32(await run(cpu));
 assert.deepEqual(cpu.providers.executionProviders, ['wasm']);
 
-const s = await api.load(model, { executionProviders: ['webgpu', 'wasm'] });
+const s = await api.load(model, { executionProviders: ['webgpu', 'wasm'], webgpuMinElements: 0 });
 const got = f32(await run(s));
 for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i] - want[i]) <= 1e-5 + 1e-4 * Math.abs(want[i]), `element ${i}: ${got[i]} vs ${want[i]}`);
 if (process.env.NO_WEBGPU) {
@@ -48,6 +48,10 @@ if (process.env.NO_WEBGPU) {
   assert.deepEqual(s.providers.executionProviders, ['webgpu', 'wasm'], JSON.stringify(s.providers));
   assert.ok(s.providers.placements.every((p) => p.device === 'webgpu'), JSON.stringify(s.providers.placements));
   assert.deepEqual(api.providers(s.id).executionProviders, ['webgpu', 'wasm']);
+  // The default cost threshold keeps this tiny model on the CPU, and says so.
+  const tiny = await api.load(model, { executionProviders: ['webgpu', 'wasm'] });
+  assert.deepEqual(tiny.providers.executionProviders, ['wasm']);
+  assert.match(tiny.providers.placements[0].reason, /tiny/);
   const later = await api.load(model, { executionProviders: [{ name: 'wasm' }, 'webgpu'] });
   assert.deepEqual(later.providers.executionProviders, ['wasm']);
   await assert.rejects(api.load(model, { executionProviders: ['webgl'] }), /unknown provider/);
