@@ -303,7 +303,13 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 			return nil, "ConvTranspose with a fused residual"
 		}
 		s.kind = kConvTranspose
-		src, err = convTransposeWGSL(s.act)
+		src, err = convTransposeWGSL(s.act, false)
+		// W is (C, M/group, k...): four output channels per invocation
+		// when M/group, known at load, is divisible by 4.
+		if ws := in[1].Shape; err == nil && len(ws) > 1 && ws[1].Known() && ws[1].Value%4 == 0 {
+			s.block = true
+			s.blockSrc, err = convTransposeWGSL(s.act, true)
+		}
 	} else {
 		src, err = convWGSL(s.act, s.residual)
 		// Four output channels per invocation when the weight's shape,

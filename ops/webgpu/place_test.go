@@ -76,10 +76,11 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 			t.Fatal(err)
 		}
 		cb, _ := convBlockWGSL(a, true)
-		ct, _ := convTransposeWGSL(a)
+		ct, _ := convTransposeWGSL(a, false)
+		ctb, _ := convTransposeWGSL(a, true)
 		u, _ := unaryWGSL(a)
 		mm, _ := matmulWGSL(2, a, true)
-		srcs = append(srcs, c, cb, ct, u, mm)
+		srcs = append(srcs, c, cb, ct, ctb, u, mm)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

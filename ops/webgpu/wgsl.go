@@ -186,10 +186,27 @@ func convBlockWGSL(act op.Activation, residual bool) (string, error) {
 // convTransposeWGSL gathers, for each output element, the input elements
 // whose scattered taps land on it: y[o] += x[i]·w[k] where
 // o + pb = i·s + k·d. W is (C, M/group, k...).
-func convTransposeWGSL(act op.Activation) (string, error) {
+func convTransposeWGSL(act op.Activation, block bool) (string, error) {
 	af, err := actFn(act)
 	if err != nil {
 		return "", err
+	}
+	// block: four consecutive output channels of one group per
+	// invocation (M/group divisible by 4), as convBlockWGSL.
+	head := `  let oc = t % u.m; let nb = t / u.m;
+  var acc = 0.0;`
+	mac := `acc = acc + x[xrow + j2 / u.s2] * w[wrow + k2];`
+	tail := `  y[i] = act(acc + b[oc]);`
+	if block {
+		head = `  let m4 = u.m / 4;
+  let oc = (t % m4) * 4; let nb = t / m4;
+  let ks = u.k0 * u.k1 * u.k2;
+  var acc = vec4<f32>(0.0, 0.0, 0.0, 0.0);`
+		mac = `let wi = wrow + k2;
+          acc = acc + x[xrow + j2 / u.s2] * vec4<f32>(w[wi], w[wi + ks], w[wi + 2 * ks], w[wi + 3 * ks]);`
+		tail = `  let osz = u.out0 * u.out1 * u.out2;
+  let base = (nb * u.m + oc) * osz + (o0 * u.out1 + o1) * u.out2 + o2;
+  for (var j = 0; j < 4; j++) { y[base + j * osz] = act(acc[j] + b[oc + j]); }`
 	}
 	return `struct U { total: u32, n: i32, c: i32, m: i32, cg: i32, mg: i32, alpha: f32, beta: f32,
   ` + geomFields + ` }
@@ -199,9 +216,8 @@ func convTransposeWGSL(act op.Activation) (string, error) {
   let o2 = t % u.out2; t = t / u.out2;
   let o1 = t % u.out1; t = t / u.out1;
   let o0 = t % u.out0; t = t / u.out0;
-  let oc = t % u.m; let nb = t / u.m;
+` + head + `
   let g = oc / u.mg; let ocg = oc % u.mg;
-  var acc = 0.0;
   for (var ci = 0; ci < u.cg; ci++) {
     let ch = g * u.cg + ci;
     let xc = (nb * u.c + ch) * u.in0;
@@ -217,12 +233,12 @@ func convTransposeWGSL(act op.Activation) (string, error) {
         for (var k2 = 0; k2 < u.k2; k2++) {
           let j2 = o2 + u.pb2 - k2 * u.d2;
           if (j2 < 0 || j2 % u.s2 != 0 || j2 / u.s2 >= u.in2) { continue; }
-          acc = acc + x[xrow + j2 / u.s2] * w[wrow + k2];
+          ` + mac + `
         }
       }
     }
   }
-  y[i] = act(acc + b[oc]);
+` + tail + `
 }
 `, nil
 }
