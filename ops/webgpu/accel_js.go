@@ -93,7 +93,7 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 		return nil, "WebGPU pipeline: " + err.Error()
 	}
 	k := &kernel{a: a, s: s, p: p, n: n, consts: map[int]*gpu.Buffer{}, tables: map[string]*resizeTables{}}
-	if s.kind == kAffine {
+	if s.kind == kAffine && s.a != nil {
 		if k.consts[1], err = gpu.Upload(a.d, s.a); err == nil {
 			k.consts[2], err = gpu.Upload(a.d, s.b)
 		}
@@ -678,8 +678,31 @@ func (r *run) affine(vs []tensor.Value) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(xs) < 2 || xs[1] != len(r.k.s.a) {
-		return nil, errs.New(errs.Runtime, "BatchNormalization input %v for %d channels", xs, len(r.k.s.a))
+	ab, bb, channels := r.k.consts[1], r.k.consts[2], len(r.k.s.a)
+	if ab == nil {
+		// Statistics known only now: fold them on the CPU, upload a and b.
+		var p [4]*tensor.Tensor
+		for i := range p {
+			if p[i], err = cpuInput(vs, i+1); err != nil {
+				return nil, err
+			}
+		}
+		a, b, err := foldBatchNorm(p, r.k.s.eps)
+		if err != nil {
+			return nil, errs.New(errs.Runtime, "%v", err)
+		}
+		if ab, err = gpu.Upload(r.k.a.d, a); err != nil {
+			return nil, wrapErr(err)
+		}
+		r.tmps = append(r.tmps, ab)
+		if bb, err = gpu.Upload(r.k.a.d, b); err != nil {
+			return nil, wrapErr(err)
+		}
+		r.tmps = append(r.tmps, bb)
+		channels = len(a)
+	}
+	if len(xs) < 2 || xs[1] != channels {
+		return nil, errs.New(errs.Runtime, "BatchNormalization input %v for %d channels", xs, channels)
 	}
 	y, err := r.output(append([]int(nil), xs...))
 	if err != nil {
@@ -687,7 +710,7 @@ func (r *run) affine(vs []tensor.Value) (*value, error) {
 	}
 	total := prod(xs)
 	u := []uint32{uint32(total), uint32(xs[1]), uint32(prod(xs[2:]))}
-	if err := r.dispatch(r.k.p, u, total, xb, r.k.consts[1], r.k.consts[2], y.buf); err != nil {
+	if err := r.dispatch(r.k.p, u, total, xb, ab, bb, y.buf); err != nil {
 		y.Release()
 		return nil, err
 	}

@@ -133,7 +133,12 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		for i := range v.F32() {
 			v.F32()[i] = v.F32()[i]*v.F32()[i] + 0.1
 		}
-		g.feed("x", r.tensor(x...)).init("s", r.tensor(c)).init("b", r.tensor(c)).init("m", r.tensor(c)).init("v", v)
+		g.feed("x", r.tensor(x...))
+		if r.intn(2) == 0 { // constant statistics, or fed ones (folded per run)
+			g.init("s", r.tensor(c)).init("b", r.tensor(c)).init("m", r.tensor(c)).init("v", v)
+		} else {
+			g.feed("s", r.tensor(c)).feed("b", r.tensor(c)).feed("m", r.tensor(c)).feed("v", v)
+		}
 		g.node("BatchNormalization", []string{"x", "s", "b", "m", "v"}, []string{"y"}, aFloat("epsilon", 1e-3))
 		return g.output("y"), fmt.Sprintf("BatchNormalization %v", x)
 	case 5: // Softmax, current and legacy

@@ -45,8 +45,10 @@ type spec struct {
 	// (blockSrc), used when the run's M/group is divisible by 4.
 	block    bool
 	blockSrc string
-	// a, b are BatchNormalization folded to y = x·a[c] + b[c].
+	// a, b are BatchNormalization folded to y = x·a[c] + b[c] (nil when
+	// the statistics are not constant: folded per run, with eps).
 	a, b []float32
+	eps  float64
 	// legacy is Softmax before opset 13 (the input coerced to 2-D at axis).
 	legacy bool
 	// gemm: transA, transB; hasC says Gemm's C input is present.
@@ -352,9 +354,8 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 	return s, ""
 }
 
-// decideBatchNorm folds inference BatchNormalization with constant
-// statistics into y = x·a[c] + b[c], a = scale/√(var+ε), b = B − mean·a
-// (computed in float64).
+// decideBatchNorm places inference BatchNormalization as y = x·a[c] +
+// b[c], folded from constant statistics at build (or per run).
 func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
 	a := &op.Attribs{N: n}
 	eps := float64(a.Float("epsilon", 1e-5))
@@ -370,24 +371,38 @@ func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
 	if len(in[0].Shape) < 2 {
 		return nil, "BatchNormalization input of rank < 2"
 	}
-	var p [4][]float32
+	s := &spec{kind: kAffine, key: "affine", src: affineWGSL, eps: eps}
+	var p [4]*tensor.Tensor
 	for i := range p {
-		t := n.ConstInput(i + 1)
-		if t == nil || t.DType() != tensor.Float {
-			return nil, "BatchNormalization statistics are not float32 constants"
-		}
-		p[i] = t.F32()
-		if len(p[i]) != len(p[0]) {
-			return nil, "BatchNormalization parameters of different lengths"
+		if p[i] = n.ConstInput(i + 1); p[i] == nil {
+			// Statistics a feed may override (IR-3 models list their
+			// weights as inputs) are folded at run time instead.
+			return s, ""
 		}
 	}
-	s := &spec{kind: kAffine, key: "affine", src: affineWGSL, a: make([]float32, len(p[0])), b: make([]float32, len(p[0]))}
-	for c := range p[0] {
-		k := float64(p[0][c]) / math.Sqrt(float64(p[3][c])+eps)
-		s.a[c] = float32(k)
-		s.b[c] = float32(float64(p[1][c]) - float64(p[2][c])*k)
+	var err error
+	if s.a, s.b, err = foldBatchNorm(p, eps); err != nil {
+		return nil, err.Error()
 	}
 	return s, ""
+}
+
+// foldBatchNorm folds scale, B, mean and var into y = x·a[c] + b[c], in
+// float64: a = scale/√(var+ε), b = B − mean·a.
+func foldBatchNorm(p [4]*tensor.Tensor, eps float64) (a, b []float32, err error) {
+	for _, t := range p {
+		if t == nil || t.DType() != tensor.Float || t.Len() != p[0].Len() {
+			return nil, nil, fmt.Errorf("BatchNormalization statistics are not float32 vectors of one length")
+		}
+	}
+	sc, bias, mean, v := p[0].F32(), p[1].F32(), p[2].F32(), p[3].F32()
+	a, b = make([]float32, len(sc)), make([]float32, len(sc))
+	for c := range sc {
+		k := float64(sc[c]) / math.Sqrt(float64(v[c])+eps)
+		a[c] = float32(k)
+		b[c] = float32(float64(bias[c]) - float64(mean[c])*k)
+	}
+	return a, b, nil
 }
 
 // maxBatchRank bounds MatMul's batch dims (one pipeline per batch rank).
