@@ -88,9 +88,12 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 	if s == nil {
 		return nil, reason
 	}
-	p, err := a.d.Pipeline(s.key, s.src)
-	if err != nil {
-		return nil, "WebGPU pipeline: " + err.Error()
+	var p *gpu.Pipeline
+	var err error
+	if s.src != "" { // the relabelling ops only copy buffers
+		if p, err = a.d.Pipeline(s.key, s.src); err != nil {
+			return nil, "WebGPU pipeline: " + err.Error()
+		}
 	}
 	k := &kernel{a: a, s: s, p: p, n: n, consts: map[int]*gpu.Buffer{}, tables: map[string]*resizeTables{}}
 	if s.kind == kAffine && s.a != nil {
@@ -275,6 +278,8 @@ func (k *kernel) RunValues(ctx *op.Context, vs []tensor.Value) (outs []tensor.Va
 		y, err = r.softmax(vs)
 	case kMatMul:
 		y, err = r.matmul(vs)
+	case kCopy:
+		return r.copy(vs)
 	default:
 		err = errs.New(errs.Internal, "unknown WebGPU kernel kind %d", k.s.kind)
 	}
@@ -822,4 +827,52 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 		}
 	}
 	return y, nil
+}
+
+// copy relabels its input under a new shape (a buffer copy: outputs are
+// always new values). Dropout's mask, when listed, is all true (a CPU
+// tensor: the device holds float32 only).
+func (r *run) copy(vs []tensor.Value) ([]tensor.Value, error) {
+	s := r.k.s
+	xb, xs, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	ys := append([]int(nil), xs...)
+	switch r.k.n.OpType {
+	case "Flatten":
+		if s.axis > len(xs) {
+			return nil, errs.New(errs.Runtime, "Flatten axis %d for shape %v", s.axis, xs)
+		}
+		ys = []int{prod(xs[:s.axis]), prod(xs[s.axis:])}
+	case "Reshape":
+		st, err := cpuInput(vs, 1)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			return nil, errs.New(errs.Runtime, "Reshape needs its shape input")
+		}
+		target, err := st.Int64s()
+		if err != nil {
+			return nil, errs.New(errs.Runtime, "Reshape shape: %v", err)
+		}
+		if ys, err = reshape(xs, target, s.allowZero); err != nil {
+			return nil, errs.New(errs.Runtime, "%v", err)
+		}
+	}
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	r.k.a.d.Copy(y.buf, xb, 0, 0, prod(xs)*4)
+	outs := []tensor.Value{y}
+	if s.mask {
+		m := tensor.New(tensor.Bool, xs...)
+		for i := range m.Bools() {
+			m.Bools()[i] = true
+		}
+		outs = append(outs, m)
+	}
+	return outs, nil
 }

@@ -170,7 +170,33 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		}
 		g.node("MatMul", []string{"a", "b"}, []string{"y"})
 		return g.output("y"), fmt.Sprintf("MatMul %v %v", a, b)
-	default: // Gemm
+	case 8: // the relabelling ops, between two device ops
+		x := r.shape(2+r.intn(3), 5)
+		g.feed("x", r.tensor(x...)).node("Relu", []string{"x"}, []string{"r"})
+		var desc string
+		switch r.intn(4) {
+		case 0:
+			g.node("Identity", []string{"r"}, []string{"c"})
+			desc = "Identity"
+		case 1:
+			g.node("Dropout", []string{"r"}, []string{"c", "mask"})
+			desc = "Dropout with its mask"
+		case 2:
+			axis := r.intn(len(x) + 1)
+			g.node("Flatten", []string{"r"}, []string{"c"}, aInt("axis", int64(axis)))
+			desc = fmt.Sprintf("Flatten axis %d", axis)
+		default:
+			target := []int64{int64(x[0]), -1}
+			if r.intn(2) == 0 {
+				target = []int64{0, 1, -1}
+			}
+			g.init("shape", tensor.Of([]int{len(target)}, target))
+			g.node("Reshape", []string{"r", "shape"}, []string{"c"})
+			desc = fmt.Sprintf("Reshape to %v", target)
+		}
+		g.node("Sigmoid", []string{"c"}, []string{"y"})
+		return g.output("y"), fmt.Sprintf("%s of %v", desc, x)
+	case 7: // Gemm
 		m, k, n := 1+r.intn(9), 1+r.intn(9), 1+r.intn(9)
 		ta, tb := r.intn(2), r.intn(2)
 		a, b := []int{m, k}, []int{k, n}
@@ -191,15 +217,17 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		g.node("Gemm", in, []string{"y"}, attrs...)
 		return g.output("y"), fmt.Sprintf("Gemm %v %v c=%v%s", a, b, c, attrText(attrs))
 	}
+	panic("unknown family")
 }
 
 // TestRandomNeighbours: the pools, arithmetic, activations, Concat,
-// BatchNormalization, Softmax, MatMul and Gemm on random shapes, placed on
-// the device and matching the CPU.
+// BatchNormalization, Softmax, MatMul, Gemm and the relabelling ops
+// (Identity, Dropout, Flatten, Reshape) on random shapes, placed on the
+// device and matching the CPU.
 func TestRandomNeighbours(t *testing.T) {
 	r := &rng{s: 0x853c49e6748fea9b}
 	per := max(configs()/10, 20)
-	for family := 0; family < 8; family++ {
+	for family := 0; family < 9; family++ {
 		failed, done := 0, 0
 		for i := 0; done < per && failed < 3; i++ {
 			g, desc := neighbour(r, family)

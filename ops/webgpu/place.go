@@ -24,6 +24,7 @@ const (
 	kAffine
 	kSoftmax
 	kMatMul
+	kCopy
 )
 
 // spec is what placement decided for a node: the kernel family, its
@@ -54,6 +55,8 @@ type spec struct {
 	// gemm: transA, transB; hasC says Gemm's C input is present.
 	transA, transB, hasC bool
 	gAlpha, gBeta        float32
+	// allowZero is Reshape's allowzero; mask says Dropout lists its mask.
+	allowZero, mask bool
 }
 
 // binaryOps maps the broadcasting arithmetic ops to their WGSL operator.
@@ -132,7 +135,7 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		}
 	}
 	for i, o := range n.Outputs {
-		if i > 0 && o != "" {
+		if i > 0 && o != "" && !(n.OpType == "Dropout" && i == 1) {
 			return nil, fmt.Sprintf("output %d (%s) is not computed on WebGPU", i, o)
 		}
 	}
@@ -163,6 +166,8 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		return &spec{kind: kResize, planner: p, key: "resample", src: resampleWGSL}, ""
 	}
 	switch n.OpType {
+	case "Identity", "Dropout", "Flatten", "Reshape":
+		return decideCopy(n, in)
 	case "BatchNormalization":
 		return decideBatchNorm(n, in)
 	case "Softmax":
@@ -442,4 +447,80 @@ func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 	s.src = src
 	s.key = fmt.Sprintf("matmul/b%d/%s/c=%v", s.rank, s.act, s.hasC)
 	return s, ""
+}
+
+// decideCopy places the ops that only relabel a tensor (Identity,
+// inference Dropout, Flatten, Reshape): a buffer copy under the new shape,
+// so that a segment around them stays on the device.
+func decideCopy(n *op.Node, in []graph.Type) (*spec, string) {
+	a := &op.Attribs{N: n}
+	s := &spec{kind: kCopy, key: "copy"}
+	switch n.OpType {
+	case "Dropout":
+		if n.HasInput(2) {
+			t := n.ConstInput(2)
+			if t == nil || t.Len() != 1 || t.DType() != tensor.Bool || t.Bools()[0] {
+				return nil, "Dropout with training_mode not a constant false"
+			}
+		}
+		if n.Version < 7 && a.Int("is_test", 0) == 0 {
+			return nil, "Dropout-6 outside test mode"
+		}
+		s.mask = len(n.Outputs) > 1 && n.Outputs[1] != ""
+	case "Flatten":
+		s.axis = int(a.Int("axis", 1))
+		r := len(in[0].Shape)
+		if s.axis < 0 {
+			s.axis += r
+		}
+		if s.axis < 0 || s.axis > r {
+			return nil, fmt.Sprintf("Flatten axis out of range for rank %d", r)
+		}
+	case "Reshape":
+		if n.Version < 5 {
+			return nil, "Reshape-1 (shape as an attribute)"
+		}
+		s.allowZero = a.Int("allowzero", 0) != 0
+	}
+	if a.Err != nil {
+		return nil, a.Err.Error()
+	}
+	return s, ""
+}
+
+// reshape resolves Reshape's target shape against the input's: 0 copies
+// the input dim (unless allowzero), one -1 takes what is left.
+func reshape(x []int, target []int64, allowZero bool) ([]int, error) {
+	out := make([]int, len(target))
+	infer, known := -1, 1
+	for i, d := range target {
+		switch {
+		case d == -1:
+			if infer >= 0 {
+				return nil, fmt.Errorf("shape %v has two -1 dims", target)
+			}
+			infer = i
+			continue
+		case d == 0 && !allowZero:
+			if i >= len(x) {
+				return nil, fmt.Errorf("shape %v copies dim %d of an input of rank %d", target, i, len(x))
+			}
+			out[i] = x[i]
+		case d < 0:
+			return nil, fmt.Errorf("shape %v has a negative dim", target)
+		default:
+			out[i] = int(d)
+		}
+		known *= out[i]
+	}
+	total := prod(x)
+	if infer >= 0 {
+		if known == 0 || total%known != 0 {
+			return nil, fmt.Errorf("cannot reshape %v to %v", x, target)
+		}
+		out[infer] = total / known
+	} else if known != total {
+		return nil, fmt.Errorf("cannot reshape %v to %v", x, target)
+	}
+	return out, nil
 }

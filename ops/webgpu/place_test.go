@@ -1,6 +1,7 @@
 package webgpu
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -155,5 +156,30 @@ func TestCostRule(t *testing.T) {
 	add := node("Add", []string{"a", "b"}, []string{"y"})
 	if s, reason := decide(add, []graph.Type{ft(4096), ft(1)}, 1<<30, 1024); s == nil {
 		t.Errorf("Add with one large input declined: %s", reason)
+	}
+}
+
+func TestReshape(t *testing.T) {
+	for _, c := range []struct {
+		x      []int
+		target []int64
+		zero   bool
+		want   string
+	}{
+		{[]int{2, 3, 4}, []int64{0, -1}, false, "[2 12]"},
+		{[]int{2, 3, 4}, []int64{4, 0, 2}, false, "[4 3 2]"},
+		{[]int{2, 0, 4}, []int64{0, 4, 0}, true, "[0 4 0]"},
+		{[]int{2, 3, 4}, []int64{-1, -1}, false, "error"},
+		{[]int{2, 3, 4}, []int64{5, -1}, false, "error"},
+		{[]int{2, 3, 4}, []int64{7}, false, "error"},
+	} {
+		got, err := reshape(c.x, c.target, c.zero)
+		s := fmt.Sprint(got)
+		if err != nil {
+			s = "error"
+		}
+		if s != c.want {
+			t.Errorf("reshape(%v, %v, %v) = %s (%v), want %s", c.x, c.target, c.zero, s, err, c.want)
+		}
 	}
 }

@@ -3,8 +3,10 @@
 package webgpu_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -49,5 +51,21 @@ func TestSegmentStaysOnGPU(t *testing.T) {
 		if d := closeEnough(gpu.out[o], cpu.out[o], 1e-5, 1e-4); d != "" {
 			t.Errorf("%s: %s", o, d)
 		}
+	}
+	// Runs give back every buffer they take: a second and third run of
+	// one session leave the live count where the first left it.
+	s, err := runtime.Load(g.bytes(), &runtime.Options{Accelerator: acc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []int64
+	for i := 0; i < 3; i++ {
+		if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": g.feeds["x"]}); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, acc.LiveBuffers())
+	}
+	if live[1] != live[0] || live[2] != live[0] {
+		t.Errorf("live device buffers after each run: %v, want a constant count", live)
 	}
 }
