@@ -280,6 +280,8 @@ func (k *kernel) RunValues(ctx *op.Context, vs []tensor.Value) (outs []tensor.Va
 		y, err = r.matmul(vs)
 	case kCopy:
 		return r.copy(vs)
+	case kSum:
+		y, err = r.sum(vs)
 	default:
 		err = errs.New(errs.Internal, "unknown WebGPU kernel kind %d", k.s.kind)
 	}
@@ -427,8 +429,47 @@ func (r *run) binary(vs []tensor.Value) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.binaryOn(ab, as, bb, bs)
+}
+
+// sum adds its inputs left to right, broadcasting; a single input is
+// copied.
+func (r *run) sum(vs []tensor.Value) (*value, error) {
+	ab, as, err := r.input(vs, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 1 {
+		y, err := r.output(append([]int(nil), as...))
+		if err != nil {
+			return nil, err
+		}
+		r.k.a.d.Copy(y.buf, ab, 0, 0, prod(as)*4)
+		return y, nil
+	}
+	var y *value
+	for i := 1; i < len(vs); i++ {
+		bb, bs, err := r.input(vs, i)
+		if err != nil {
+			return nil, err
+		}
+		ny, err := r.binaryOn(ab, as, bb, bs)
+		if y != nil {
+			y.Release() // the partial sum, read by this dispatch (queue order keeps it valid)
+		}
+		if err != nil {
+			return nil, err
+		}
+		y, ab, as = ny, ny.buf, ny.shape
+	}
+	return y, nil
+}
+
+func (r *run) binaryOn(ab *gpu.Buffer, as []int, bb *gpu.Buffer, bs []int) (*value, error) {
 	rank := r.k.s.rank
-	if max(len(as), len(bs)) != rank {
+	// Sum's partial results may have a lower rank than the node's output;
+	// they are aligned to it with leading unit dims.
+	if max(len(as), len(bs)) > rank || r.k.s.kind == kBinary && max(len(as), len(bs)) != rank {
 		return nil, errs.New(errs.Runtime, "%s inputs %v and %v: rank differs from the %d inferred at load", r.k.n.OpType, as, bs, rank)
 	}
 	ys := make([]int, rank)

@@ -68,7 +68,7 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		if r.intn(2) == 0 {
 			a, b = b, a
 		}
-		opType := []string{"Add", "Sub", "Mul", "Div"}[r.intn(4)]
+		opType := []string{"Add", "Sub", "Mul", "Div", "Sum"}[r.intn(5)]
 		bt := r.tensor(b...)
 		if opType == "Div" {
 			for i, v := range bt.F32() {
@@ -83,8 +83,17 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		} else {
 			g.feed("b", bt)
 		}
-		g.node(opType, []string{"a", "b"}, []string{"y"})
-		return g.output("y"), fmt.Sprintf("%s %v %v", opType, a, b)
+		in := []string{"a", "b"}
+		if opType == "Sum" && r.intn(2) == 0 {
+			c := r.broadcastable(a)
+			if r.intn(2) == 0 { // a third input of higher rank than the first two
+				c = append([]int{2}, a...)
+			}
+			g.feed("c", r.tensor(c...))
+			in = append(in, "c")
+		}
+		g.node(opType, in, []string{"y"})
+		return g.output("y"), fmt.Sprintf("%s %v %v (%d inputs)", opType, a, b, len(in))
 	case 2: // activations
 		x := r.shape(1+r.intn(4), 6)
 		opType := []string{"Relu", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Clip"}[r.intn(7)]

@@ -25,6 +25,7 @@ const (
 	kSoftmax
 	kMatMul
 	kCopy
+	kSum
 )
 
 // spec is what placement decided for a node: the kernel family, its
@@ -98,7 +99,7 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		data = []int{0, 1, 2}
 	case "BatchNormalization":
 		data = []int{0, 1, 2, 3, 4}
-	case "Concat":
+	case "Concat", "Sum":
 		data = nil
 		for i := range n.Inputs {
 			data = append(data, i)
@@ -187,6 +188,17 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		return &spec{kind: kSoftmax, axis: axis, legacy: n.Version < 13, key: "softmax", src: softmaxWGSL}, ""
 	case "MatMul", "Gemm":
 		return decideMatMul(n, in)
+	}
+	if n.OpType == "Sum" {
+		// Sum of N inputs: N-1 broadcasting additions (Add's pipeline).
+		r := 0
+		for i := range n.Inputs {
+			r = max(r, len(typeOf(in, i).Shape))
+		}
+		if r > maxBinaryRank {
+			return nil, fmt.Sprintf("rank %d above the broadcasting kernel's %d", r, maxBinaryRank)
+		}
+		return &spec{kind: kSum, rank: r, key: fmt.Sprintf("Add/r%d", r), src: binaryWGSL("+", r)}, ""
 	}
 	if sym, ok := binaryOps[n.OpType]; ok {
 		r := max(len(in[0].Shape), len(in[1].Shape))
