@@ -69,3 +69,26 @@ func TestSegmentStaysOnGPU(t *testing.T) {
 		t.Errorf("live device buffers after each run: %v, want a constant count", live)
 	}
 }
+
+// TestLargeDispatch: more invocations than one grid dimension holds
+// (65535 workgroups of 64) spill into a second dimension.
+func TestLargeDispatch(t *testing.T) {
+	r := &rng{s: 3}
+	n := 65535*64 + 4099
+	g := newModel(19).feed("x", r.tensor(1, n)).init("b", r.tensor(1, 1)).
+		node("Add", []string{"x", "b"}, []string{"a"}).node("Relu", []string{"a"}, []string{"y"}).output("y")
+	gpu, err := runModel(g, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off := gpu.offGPU(); off != "" {
+		t.Fatalf("off the device: %s", off)
+	}
+	cpu, err := runModel(g, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := bitExact(gpu.out["y"], cpu.out["y"]); d != "" {
+		t.Error(d)
+	}
+}
