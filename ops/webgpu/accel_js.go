@@ -104,6 +104,11 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 			return nil, "uploading BatchNormalization constants: " + err.Error()
 		}
 	}
+	if s.tiledSrc != "" {
+		if k.pTiled, err = a.d.Pipeline(s.tiledKey, s.tiledSrc); err != nil {
+			return nil, "WebGPU pipeline: " + err.Error()
+		}
+	}
 	if s.block {
 		if k.pBlock, err = a.d.Pipeline(s.key+"/oc4", s.blockSrc); err != nil {
 			return nil, "WebGPU pipeline: " + err.Error()
@@ -191,6 +196,7 @@ type kernel struct {
 	s      *spec
 	p      *gpu.Pipeline
 	pBlock *gpu.Pipeline // Conv with four output channels per invocation, or nil
+	pTiled *gpu.Pipeline // the tiled matrix product, or nil
 	n      *op.Node
 	consts map[int]*gpu.Buffer // constant weight (1) and bias (2), uploaded at build
 	mu     sync.Mutex
@@ -357,6 +363,9 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 	y, err := r.output(ys)
 	if err != nil {
 		return nil, err
+	}
+	if r.k.pTiled != nil && s.kind == kConv && grp == 1 && g.pointwise() && xs[0] <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+		return r.pointwise(xs, ys, m, xb, wb, bb)
 	}
 	total := prod(ys)
 	p, invocations := r.k.p, total
@@ -861,11 +870,38 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 	for d := 0; d < s.rank; d++ {
 		u = append(u, uint32(batch[d]), uint32(sa[d]*m*k), uint32(sb[d]*k*n))
 	}
-	if total > 0 {
-		if err := r.dispatch(r.k.p, u, total, append(bufs, y.buf)...); err != nil {
-			y.Release()
-			return nil, err
-		}
+	if total == 0 {
+		return y, nil
+	}
+	if nb := prod(batch); r.k.pTiled != nil && m >= tile/2 && n >= tile/2 && nb <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+		r.k.a.Dispatches.Add(1)
+		err = r.k.a.d.DispatchGrid(r.k.pTiled, u, (n+tile-1)/tile, (m+tile-1)/tile, nb, append(bufs, y.buf)...)
+	} else {
+		err = r.dispatch(r.k.p, u, total, append(bufs, y.buf)...)
+	}
+	if err != nil {
+		y.Release()
+		return nil, wrapErr(err)
+	}
+	return y, nil
+}
+
+// pointwise runs a 1×1, stride-1, unpadded Conv without groups as the
+// tiled product Y[n] = W·X[n] (M×C by C×HW), the bias as Gemm's C
+// broadcast along rows.
+func (r *run) pointwise(xs, ys []int, m int, xb, wb, bb *gpu.Buffer) (*value, error) {
+	s := r.k.s
+	c, hw := xs[1], prod(xs[2:])
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	u := []uint32{uint32(prod(ys)), uint32(m), uint32(hw), uint32(c), uint32(c), 1, uint32(hw), 1, 1, 0,
+		f32bits(s.alpha), f32bits(s.beta), f32bits(1), f32bits(1), uint32(xs[0]), 0, uint32(c * hw)}
+	r.k.a.Dispatches.Add(1)
+	if err := r.k.a.d.DispatchGrid(r.k.pTiled, u, (hw+tile-1)/tile, (m+tile-1)/tile, xs[0], wb, xb, bb, y.buf); err != nil {
+		y.Release()
+		return nil, wrapErr(err)
 	}
 	return y, nil
 }

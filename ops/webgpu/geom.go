@@ -250,3 +250,14 @@ func prod(s []int) int {
 	}
 	return p
 }
+
+// pointwise reports a 1×1 window with unit strides and no padding: the
+// convolution is then a matrix product.
+func (g *geom) pointwise() bool {
+	for d := 0; d < maxSpatial; d++ {
+		if g.k[d] != 1 || g.s[d] != 1 || g.pb[d] != 0 || g.pe[d] != 0 {
+			return false
+		}
+	}
+	return true
+}

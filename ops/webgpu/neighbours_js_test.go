@@ -163,7 +163,7 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		g.feed("x", xt).node("Softmax", []string{"x"}, []string{"y"}, aInt("axis", int64(axis)))
 		return g.output("y"), fmt.Sprintf("Softmax-%d %v axis %d", g.opset, x, axis)
 	case 6: // MatMul with batch broadcasting
-		m, k, n := 1+r.intn(9), 1+r.intn(9), 1+r.intn(9)
+		m, k, n := r.dims3()
 		batch := r.shape(r.intn(3), 3)
 		a := append(append([]int(nil), batch...), m, k)
 		b := append(r.broadcastable(batch), k, n)
@@ -206,7 +206,7 @@ func neighbour(r *rng, family int) (*graphModel, string) {
 		g.node("Sigmoid", []string{"c"}, []string{"y"})
 		return g.output("y"), fmt.Sprintf("%s of %v", desc, x)
 	case 7: // Gemm
-		m, k, n := 1+r.intn(9), 1+r.intn(9), 1+r.intn(9)
+		m, k, n := r.dims3()
 		ta, tb := r.intn(2), r.intn(2)
 		a, b := []int{m, k}, []int{k, n}
 		if ta == 1 {
@@ -265,4 +265,14 @@ func TestRandomNeighbours(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dims3 draws matrix dims: small (the per-element kernel) or up to 40
+// (the tiled one, from 8×8 outputs, with partial tiles).
+func (r *rng) dims3() (int, int, int) {
+	hi := 9
+	if r.intn(2) == 0 {
+		hi = 40
+	}
+	return 1 + r.intn(hi), 1 + r.intn(hi), 1 + r.intn(hi)
 }

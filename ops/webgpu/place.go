@@ -47,6 +47,9 @@ type spec struct {
 	// (blockSrc), used when the run's M/group is divisible by 4.
 	block    bool
 	blockSrc string
+	// tiledSrc is the tiled matrix product (MatMul, Gemm, and a 1×1
+	// Conv without groups, which is one), keyed tiledKey; "" when unused.
+	tiledKey, tiledSrc string
 	// a, b are BatchNormalization folded to y = x·a[c] + b[c] (nil when
 	// the statistics are not constant: folded per run, with eps).
 	a, b []float32
@@ -337,6 +340,12 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 			s.block = true
 			s.blockSrc, err = convBlockWGSL(s.act, s.residual)
 		}
+		// A 1×1 kernel without groups or a residual may run as the tiled
+		// matrix product W·X[n] (bias as Gemm's C, the activation fused).
+		if ws := in[1].Shape; err == nil && w.group == 1 && !s.residual && len(ws) > 2 && allOnes(ws[2:]) {
+			s.tiledKey = fmt.Sprintf("tiled/b1/%s/c=true", s.act)
+			s.tiledSrc, err = matmulTiledWGSL(1, s.act, true)
+		}
 	}
 	if err != nil {
 		return nil, err.Error()
@@ -453,11 +462,15 @@ func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 		return nil, fmt.Sprintf("MatMul with %d batch dims (WebGPU handles %d)", s.rank, maxBatchRank)
 	}
 	src, err := matmulWGSL(s.rank, s.act, s.hasC)
+	if err == nil {
+		s.tiledSrc, err = matmulTiledWGSL(s.rank, s.act, s.hasC)
+	}
 	if err != nil {
 		return nil, err.Error()
 	}
 	s.src = src
 	s.key = fmt.Sprintf("matmul/b%d/%s/c=%v", s.rank, s.act, s.hasC)
+	s.tiledKey = "tiled/" + s.key[len("matmul/"):]
 	return s, ""
 }
 
@@ -535,4 +548,13 @@ func reshape(x []int, target []int64, allowZero bool) ([]int, error) {
 		return nil, fmt.Errorf("cannot reshape %v to %v", x, target)
 	}
 	return out, nil
+}
+
+func allOnes(d []graph.Dim) bool {
+	for _, v := range d {
+		if !v.Known() || v.Value != 1 {
+			return false
+		}
+	}
+	return true
 }

@@ -81,7 +81,8 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 		ctb, _ := convTransposeWGSL(a, true)
 		u, _ := unaryWGSL(a)
 		mm, _ := matmulWGSL(2, a, true)
-		srcs = append(srcs, c, cb, ct, ctb, u, mm)
+		mt, _ := matmulTiledWGSL(2, a, true)
+		srcs = append(srcs, c, cb, ct, ctb, u, mm, mt)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

@@ -47,7 +47,9 @@ type convCase struct {
 
 var convActs = []op.Activation{op.ActNone, op.ActRelu, op.ActClip, op.ActLeakyRelu, op.ActSigmoid, op.ActHardSigmoid, op.ActHardSwish, op.ActTanh}
 
-func randomConv(r *rng, transpose bool) *convCase {
+// randomConv draws a configuration; pointwise forces a 1×1, stride-1,
+// unpadded Conv without groups (the tiled matrix-product path).
+func randomConv(r *rng, transpose, pointwise bool) *convCase {
 	for {
 		nd := 1 + r.intn(2)
 		if r.intn(10) == 0 {
@@ -59,6 +61,9 @@ func randomConv(r *rng, transpose bool) *convCase {
 			cg, mg = 1, 1+r.intn(2)
 			group = 1 + r.intn(6)
 		}
+		if pointwise {
+			group, cg, mg = 1, 1+r.intn(24), 1+r.intn(24)
+		}
 		n := 1 + r.intn(3)
 		maxIn := 9
 		if nd == 3 {
@@ -67,7 +72,7 @@ func randomConv(r *rng, transpose bool) *convCase {
 		in, k, s, d, pads := make([]int, nd), make([]int, nd), make([]int64, nd), make([]int64, nd), make([]int64, 2*nd)
 		ok := true
 		autoPad := ""
-		if r.intn(5) == 0 {
+		if r.intn(5) == 0 && !pointwise {
 			autoPad = []string{"SAME_UPPER", "SAME_LOWER", "VALID"}[r.intn(3)]
 		}
 		for i := 0; i < nd; i++ {
@@ -76,6 +81,10 @@ func randomConv(r *rng, transpose bool) *convCase {
 			s[i] = int64(1 + r.intn(3))
 			d[i] = int64(1 + r.intn(2))
 			pads[i], pads[nd+i] = int64(r.intn(3)), int64(r.intn(3))
+			if pointwise {
+				k[i], s[i], pads[i], pads[nd+i] = 1, 1, 0, 0
+				in[i] = 1 + r.intn(24)
+			}
 			ext := (k[i]-1)*int(d[i]) + 1
 			if autoPad != "" {
 				pads[i], pads[nd+i] = 0, 0
@@ -259,7 +268,7 @@ func testRandomConv(t *testing.T, transpose bool, count int) {
 	}
 	failed := 0
 	for i := 0; i < count && failed < 5; i++ {
-		c := randomConv(r, transpose)
+		c := randomConv(r, transpose, !transpose && i%8 == 0)
 		want, err := c.reference()
 		if err != nil {
 			t.Fatalf("config %d (%s): CPU reference: %v", i, c.desc, err)

@@ -438,3 +438,56 @@ func matmulWGSL(batch int, act op.Activation, hasC bool) (string, error) {
 }
 `, nil
 }
+
+// tile is the edge of the tiled matrix product's square workgroup.
+const tile = 16
+
+// matmulTiledWGSL computes the same products as matmulWGSL with a 16×16
+// workgroup per 16×16 block of outputs, staging 16-wide slices of A and B
+// in workgroup memory; workgroup z is the batch index. The k-sum runs in
+// the same order as matmulWGSL's (zero padding adds +0), so both give the
+// same bits.
+func matmulTiledWGSL(batch int, act op.Activation, hasC bool) (string, error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", err
+	}
+	var f, idx strings.Builder
+	for d := 0; d < batch; d++ {
+		fmt.Fprintf(&f, " d%d: u32, a%d: u32, b%d: u32,", d, d, d)
+	}
+	for d := batch - 1; d >= 0; d-- {
+		fmt.Fprintf(&idx, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
+	}
+	names := []string{"a", "b", "out:y"}
+	cterm := ""
+	if hasC {
+		names = []string{"a", "b", "cc", "out:y"}
+		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
+	}
+	return `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
+@group(0) @binding(0) var<uniform> u: U;
+` + bindings(names...) + af + `
+var<workgroup> ta: array<f32, 256>;
+var<workgroup> tb: array<f32, 256>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let row = wg.y * 16u + lid.y;
+  let col = wg.x * 16u + lid.x;
+  var t = wg.z; var ia = 0u; var ib = 0u;
+` + idx.String() + `  var acc = 0.0;
+  for (var k0 = 0u; k0 < u.k; k0 = k0 + 16u) {
+    let ka = k0 + lid.x;
+    if (row < u.m && ka < u.k) { ta[lid.y * 16u + lid.x] = a[ia + row * u.am + ka * u.ak]; } else { ta[lid.y * 16u + lid.x] = 0.0; }
+    let kb = k0 + lid.y;
+    if (kb < u.k && col < u.n) { tb[lid.y * 16u + lid.x] = b[ib + kb * u.bk + col * u.bn]; } else { tb[lid.y * 16u + lid.x] = 0.0; }
+    workgroupBarrier();
+    for (var kk = 0u; kk < 16u; kk++) { acc = acc + ta[lid.y * 16u + kk] * tb[kk * 16u + lid.x]; }
+    workgroupBarrier();
+  }
+  if (row < u.m && col < u.n) {
+    y[(wg.z * u.m + row) * u.n + col] = act(u.galpha * acc` + cterm + `);
+  }
+}
+`, nil
+}

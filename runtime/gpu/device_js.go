@@ -395,6 +395,21 @@ func (d *Device) Dispatch(p *Pipeline, uniforms []uint32, n int, buffers ...*Buf
 		gy = (groups + lim - 1) / lim
 		gx = (groups + gy - 1) / gy
 	}
+	return d.DispatchGrid(p, uniforms, gx, gy, 1, buffers...)
+}
+
+// DispatchGrid runs p over an explicit grid of workgroups (kernels with
+// their own workgroup shape, such as the tiled matrix product).
+func (d *Device) DispatchGrid(p *Pipeline, uniforms []uint32, gx, gy, gz int, buffers ...*Buffer) error {
+	if lost, why := d.Lost(); lost {
+		return fmt.Errorf("%w: %s", ErrLost, why)
+	}
+	if gx <= 0 || gy <= 0 || gz <= 0 {
+		return nil
+	}
+	if lim := d.Limits.MaxWorkgroupsPerDimension; gx > lim || gy > lim || gz > lim {
+		return fmt.Errorf("a %d×%d×%d grid exceeds maxComputeWorkgroupsPerDimension (%d)", gx, gy, gz, lim)
+	}
 	words := (len(uniforms) + 3) &^ 3
 	if words == 0 {
 		words = 4
@@ -413,7 +428,7 @@ func (d *Device) Dispatch(p *Pipeline, uniforms []uint32, n int, buffers ...*Buf
 	pass := enc.Call("beginComputePass")
 	pass.Call("setPipeline", p.v)
 	pass.Call("setBindGroup", 0, bg)
-	pass.Call("dispatchWorkgroups", gx, gy, 1)
+	pass.Call("dispatchWorkgroups", gx, gy, gz)
 	pass.Call("end")
 	d.queue.Call("submit", []any{enc.Call("finish")})
 	d.put(ub, words*4, usageUniform|usageCopyDst)
