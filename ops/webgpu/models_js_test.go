@@ -3,6 +3,7 @@
 package webgpu_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/conformance"
+	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // TestWholeModels runs the bench CNNs with WebGPU placement against their
@@ -53,6 +56,46 @@ func TestWholeModels(t *testing.T) {
 				t.Fatal(r)
 			}
 			t.Logf("%s: %s; load and run %v, %d dispatches", m, summary, time.Since(start).Round(time.Millisecond), acc.Dispatches.Load()-before)
+			if os.Getenv("GORT_WEBGPU_BENCH") != "" {
+				wholeModelTimes(t, dir)
+			}
 		})
 	}
+}
+
+// wholeModelTimes prints the run time (after one warm-up run) of a bench
+// model with WebGPU placement and on the CPU.
+func wholeModelTimes(t *testing.T, dir string) {
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", "input_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := protoconv.DecodeValue(in, protoconv.TensorValue, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := map[bool]time.Duration{}
+	for _, gpu := range []bool{true, false} {
+		opts := &runtime.Options{}
+		if gpu {
+			opts.Accelerator = acc
+		}
+		s, err := runtime.Load(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feeds := map[string]tensor.Value{s.Inputs()[0].Name: x}
+		for i := 0; i < 2; i++ {
+			start := time.Now()
+			if _, err := s.Run(context.Background(), feeds); err != nil {
+				t.Fatal(err)
+			}
+			times[gpu] = time.Since(start)
+		}
+	}
+	fmt.Printf("| %s (whole model) | %.1f | %.1f |\n", filepath.Base(dir), ms(times[true]), ms(times[false]))
 }
