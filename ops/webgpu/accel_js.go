@@ -58,6 +58,17 @@ func (a *Accelerator) With(o Options) *Accelerator {
 // Device names the device in plans and placement reports.
 func (a *Accelerator) Device() plan.Device { return Device }
 
+// tiled reports whether the tiled matrix product is in use.
+func (a *Accelerator) tiled() bool {
+	switch a.opts.Tiled {
+	case TiledOn:
+		return true
+	case TiledOff:
+		return false
+	}
+	return !a.d.Software
+}
+
 // Info describes the adapter (vendor, architecture, description).
 func (a *Accelerator) Info() string { return a.d.Name }
 
@@ -364,7 +375,7 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.k.pTiled != nil && s.kind == kConv && grp == 1 && g.pointwise() && xs[0] <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+	if r.k.pTiled != nil && r.k.a.tiled() && s.kind == kConv && grp == 1 && g.pointwise() && xs[0] <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
 		return r.pointwise(xs, ys, m, xb, wb, bb)
 	}
 	total := prod(ys)
@@ -873,7 +884,7 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 	if total == 0 {
 		return y, nil
 	}
-	if nb := prod(batch); r.k.pTiled != nil && m >= tile/2 && n >= tile/2 && nb <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+	if nb := prod(batch); r.k.pTiled != nil && r.k.a.tiled() && m >= tile/2 && n >= tile/2 && nb <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
 		r.k.a.Dispatches.Add(1)
 		err = r.k.a.d.DispatchGrid(r.k.pTiled, u, (n+tile-1)/tile, (m+tile-1)/tile, nb, append(bufs, y.buf)...)
 	} else {

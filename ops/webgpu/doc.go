@@ -25,7 +25,21 @@ type Options struct {
 	// known sizes below it stays on the CPU, where transfers and a
 	// dispatch would cost more than the work. 0 disables the rule.
 	MinElements int64
+	// Tiled selects the tiled matrix product (MatMul, Gemm, 1×1 Conv):
+	// TiledAuto uses it on hardware adapters only, because on a software
+	// adapter its workgroup barriers cost more than they save (a 1×1 Conv
+	// ran 10× slower tiled on SwiftShader).
+	Tiled TiledMode
 }
+
+// TiledMode chooses between the tiled and the per-element matrix product.
+type TiledMode int
+
+const (
+	TiledAuto TiledMode = iota
+	TiledOn
+	TiledOff
+)
 
 // DefaultMinElements is the cost threshold the JS package uses unless
 // told otherwise.

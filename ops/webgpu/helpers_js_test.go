@@ -20,8 +20,10 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// acc is the device shared by the tests (pipelines are cached on it).
-var acc *webgpu.Accelerator
+// acc is the device shared by the tests (pipelines are cached on it);
+// accTiled is the same device forced onto the tiled matrix product, which
+// the software adapters of CI would not pick by themselves.
+var acc, accTiled *webgpu.Accelerator
 
 func TestMain(m *testing.M) {
 	var err error
@@ -36,6 +38,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("skipping the WebGPU tests: no device:", err)
 		os.Exit(0)
 	}
+	accTiled = acc.With(webgpu.Options{Tiled: webgpu.TiledOn})
 	fmt.Println("WebGPU adapter:", acc.Info())
 	os.Exit(m.Run())
 }
@@ -122,9 +125,18 @@ type result struct {
 }
 
 func runModel(g *graphModel, gpu bool) (*result, error) {
+	a := acc
+	if !gpu {
+		a = nil
+	}
+	return runModelOn(g, a)
+}
+
+// runModelOn runs g with accelerator a (nil: the CPU).
+func runModelOn(g *graphModel, a *webgpu.Accelerator) (*result, error) {
 	opts := &runtime.Options{Optimization: runtime.OptimizeDisabled}
-	if gpu {
-		opts.Accelerator = acc
+	if a != nil {
+		opts.Accelerator = a
 	}
 	s, err := runtime.Load(g.bytes(), opts)
 	if err != nil {

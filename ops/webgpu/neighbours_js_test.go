@@ -248,7 +248,11 @@ func TestRandomNeighbours(t *testing.T) {
 				continue // a configuration the op rejects
 			}
 			done++
-			gpu, err := runModel(g, true)
+			dev := acc
+			if i%2 == 1 { // the tiled matrix product too (MatMul, Gemm)
+				dev = accTiled
+			}
+			gpu, err := runModelOn(g, dev)
 			if err != nil {
 				t.Errorf("%s: %v", desc, err)
 				failed++

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall/js"
@@ -32,6 +33,10 @@ type Device struct {
 	// Name describes the adapter (vendor, architecture, description).
 	Name   string
 	Limits Limits
+	// Software says the adapter emulates a GPU on the CPU (SwiftShader,
+	// llvmpipe, lavapipe, or a fallback adapter), where kernels tuned for
+	// GPUs (workgroup-memory tiling) run slower than simple ones.
+	Software bool
 
 	lost     atomic.Bool
 	lostWhy  atomic.Value // string
@@ -156,6 +161,11 @@ func Open() (*Device, error) {
 	d.pipelines = map[string]*pipelineEntry{}
 	if info := adapter.Get("info"); info.Type() == js.TypeObject {
 		d.Name = fmt.Sprintf("%s %s %s", jsField(info, "vendor"), jsField(info, "architecture"), jsField(info, "description"))
+		d.Software = info.Get("isFallbackAdapter").Truthy()
+	}
+	name := strings.ToLower(d.Name)
+	for _, sw := range []string{"swiftshader", "llvmpipe", "lavapipe"} {
+		d.Software = d.Software || strings.Contains(name, sw)
 	}
 	d.lostFn = js.FuncOf(func(_ js.Value, a []js.Value) any {
 		why := "device lost"
