@@ -138,7 +138,7 @@ type providersInfo struct {
 func (st *deviceState) info(s *runtime.Session) providersInfo {
 	in := providersInfo{ExecutionProviders: []string{"wasm"}}
 	onGPU := false
-	lost := st.lost.Load()
+	lost := st.lost.Load() || st.acc != nil && st.acc.Lost()
 	for _, step := range s.Plan().Steps {
 		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: "wasm", Reason: step.Reason}
 		if step.Device != plan.CPU {
