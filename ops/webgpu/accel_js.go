@@ -211,4 +211,3 @@ type kernel struct {
 	mu     sync.Mutex
 	tables map[string]*resizeTables
 }
-
