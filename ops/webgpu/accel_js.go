@@ -118,6 +118,11 @@ func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
 			return nil, "WebGPU pipeline: " + err.Error()
 		}
 	}
+	if s.convTiledSrc != "" {
+		if k.pConvTiled, err = a.d.Pipeline(s.key+"/tiled", s.convTiledSrc); err != nil {
+			return nil, "WebGPU pipeline: " + err.Error()
+		}
+	}
 	if s.block {
 		if k.pBlock, err = a.d.Pipeline(s.key+"/oc4", s.blockSrc); err != nil {
 			return nil, "WebGPU pipeline: " + err.Error()
@@ -206,8 +211,10 @@ type kernel struct {
 	p      *gpu.Pipeline
 	pBlock *gpu.Pipeline // Conv with four output channels per invocation, or nil
 	pTiled *gpu.Pipeline // the tiled matrix product, or nil
-	n      *op.Node
-	consts map[int]*gpu.Buffer // constant weight (1) and bias (2), uploaded at build
-	mu     sync.Mutex
-	tables map[string]*resizeTables
+	// pConvTiled is Conv as a tiled implicit GEMM, or nil.
+	pConvTiled *gpu.Pipeline
+	n          *op.Node
+	consts     map[int]*gpu.Buffer // constant weight (1) and bias (2), uploaded at build
+	mu         sync.Mutex
+	tables     map[string]*resizeTables
 }

@@ -50,6 +50,8 @@ type spec struct {
 	// tiledSrc is the tiled matrix product (MatMul, Gemm, and a 1×1
 	// Conv without groups, which is one), keyed tiledKey; "" when unused.
 	tiledKey, tiledSrc string
+	// convTiledSrc is Conv as an implicit GEMM (tiled, hardware adapters).
+	convTiledSrc string
 	// a, b are BatchNormalization folded to y = x·a[c] + b[c] (nil when
 	// the statistics are not constant: folded per run, with eps).
 	a, b []float32
@@ -334,6 +336,9 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 		}
 	} else {
 		src, err = convWGSL(s.act, s.residual)
+		if err == nil {
+			s.convTiledSrc, err = convTiledWGSL(s.act, s.residual)
+		}
 		// Four output channels per invocation when the weight's shape,
 		// known at load, has M/group divisible by 4.
 		if ws := in[1].Shape; len(ws) > 0 && ws[0].Known() && ws[0].Value%int64(4*w.group) == 0 {

@@ -82,7 +82,8 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 		u, _ := unaryWGSL(a)
 		mm, _ := matmulWGSL(2, a, true)
 		mt, _ := matmulTiledWGSL(2, a, true)
-		srcs = append(srcs, c, cb, ct, ctb, u, mm, mt)
+		cti, _ := convTiledWGSL(a, true)
+		srcs = append(srcs, c, cb, ct, ctb, u, mm, mt, cti)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

@@ -172,12 +172,15 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		}
 		bufs = append(bufs, rb)
 	}
+	if r.k.pTiled != nil && r.k.a.tiled() && s.kind == kConv && grp == 1 && g.pointwise() && xs[0] <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+		return r.pointwise(xs, ys, m, xb, wb, bb)
+	}
+	if r.k.pConvTiled != nil && r.k.a.tiled() && xs[0]*grp <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
+		return r.convTiled(xs, ys, m, cg, mg, g, bufs)
+	}
 	y, err := r.output(ys)
 	if err != nil {
 		return nil, err
-	}
-	if r.k.pTiled != nil && r.k.a.tiled() && s.kind == kConv && grp == 1 && g.pointwise() && xs[0] <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
-		return r.pointwise(xs, ys, m, xb, wb, bb)
 	}
 	total := prod(ys)
 	p, invocations := r.k.p, total
@@ -764,4 +767,25 @@ func (r *run) copy(vs []tensor.Value) ([]tensor.Value, error) {
 		outs = append(outs, m)
 	}
 	return outs, nil
+}
+
+// convTiled runs Conv as a tiled implicit GEMM: one 16×16 workgroup per
+// block of (output channel, output position) of one (batch, group).
+func (r *run) convTiled(xs, ys []int, m, cg, mg int, g *geom, bufs []*gpu.Buffer) (*value, error) {
+	s := r.k.s
+	y, err := r.output(ys)
+	if err != nil {
+		return nil, err
+	}
+	osz := g.out[0] * g.out[1] * g.out[2]
+	kk := cg * g.k[0] * g.k[1] * g.k[2]
+	u := []uint32{uint32(prod(ys)), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
+	u = g.words(u)
+	u = append(u, uint32(kk), uint32(osz), uint32(s.win.group))
+	r.k.a.Dispatches.Add(1)
+	if err := r.k.a.d.DispatchGrid(r.k.pConvTiled, u, (osz+tile-1)/tile, (mg+tile-1)/tile, xs[0]*s.win.group, append(bufs, y.buf)...); err != nil {
+		y.Release()
+		return nil, wrapErr(err)
+	}
+	return y, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -54,19 +55,25 @@ func TestSegmentStaysOnGPU(t *testing.T) {
 	}
 	// Runs give back every buffer they take: a second and third run of
 	// one session leave the live count where the first left it.
-	s, err := runtime.Load(g.bytes(), &runtime.Options{Accelerator: acc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live []int64
-	for i := 0; i < 3; i++ {
-		if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": g.feeds["x"]}); err != nil {
+	// The tiled kernels too, with a 1×1 Conv (the matrix-product path).
+	g.init("w1", r.tensor(12, 12, 1, 1))
+	g.node("Conv", []string{"cat", "w1"}, []string{"pw"})
+	g.output("pw")
+	for _, dev := range []*webgpu.Accelerator{acc, accTiled} {
+		s, err := runtime.Load(g.bytes(), &runtime.Options{Accelerator: dev})
+		if err != nil {
 			t.Fatal(err)
 		}
-		live = append(live, acc.LiveBuffers())
-	}
-	if live[1] != live[0] || live[2] != live[0] {
-		t.Errorf("live device buffers after each run: %v, want a constant count", live)
+		var live []int64
+		for i := 0; i < 3; i++ {
+			if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": g.feeds["x"]}); err != nil {
+				t.Fatal(err)
+			}
+			live = append(live, dev.LiveBuffers())
+		}
+		if live[1] != live[0] || live[2] != live[0] {
+			t.Errorf("live device buffers after each run: %v, want a constant count", live)
+		}
 	}
 }
 

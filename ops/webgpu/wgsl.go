@@ -491,3 +491,65 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 }
 `, nil
 }
+
+// convTiledWGSL is Conv as an implicit GEMM: per group, Y (M/group × out
+// positions) = W (M/group × C/group·k) · im2col(X), in 16×16 workgroup
+// tiles like matmulTiledWGSL, the im2col matrix gathered from X while
+// its tile is staged (padding reads as 0). Workgroup z is (batch, group).
+// The k-sum runs in the direct kernel's order (channel, then kernel
+// taps), so both give the same values.
+func convTiledWGSL(act op.Activation, residual bool) (string, error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", err
+	}
+	names := []string{"x", "w", "b", "out:y"}
+	res := ""
+	if residual {
+		names = []string{"x", "w", "b", "r", "out:y"}
+		res = " + r[o]"
+	}
+	return `struct U { total: u32, n: i32, c: i32, m: i32, cg: i32, mg: i32, alpha: f32, beta: f32,
+  ` + geomFields + ` kk: i32, osz: i32, group: i32 }
+@group(0) @binding(0) var<uniform> u: U;
+` + bindings(names...) + af + `
+var<workgroup> ta: array<f32, 256>;
+var<workgroup> tb: array<f32, 256>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let lx = i32(lid.x); let ly = i32(lid.y);
+  let row = i32(wg.y) * 16 + ly;
+  let col = i32(wg.x) * 16 + lx;
+  let g = i32(wg.z) % u.group; let nb = i32(wg.z) / u.group;
+  // The output position this invocation stages B for (column lx).
+  let bcol = col;
+  let c2 = bcol % u.out2; let c1 = (bcol / u.out2) % u.out1; let c0 = bcol / (u.out2 * u.out1);
+  let b0 = c0 * u.s0 - u.pb0; let b1 = c1 * u.s1 - u.pb1; let b2 = c2 * u.s2 - u.pb2;
+  let taps = u.k0 * u.k1 * u.k2;
+  var acc = 0.0;
+  for (var k0 = 0; k0 < u.kk; k0 = k0 + 16) {
+    let ka = k0 + lx;
+    if (row < u.mg && ka < u.kk) { ta[ly * 16 + lx] = w[(g * u.mg + row) * u.kk + ka]; } else { ta[ly * 16 + lx] = 0.0; }
+    let kb = k0 + ly;
+    var v = 0.0;
+    if (kb < u.kk && bcol < u.osz) {
+      let ci = kb / taps; let q = kb % taps;
+      let q2 = q % u.k2; let q1 = (q / u.k2) % u.k1; let q0 = q / (u.k2 * u.k1);
+      let p0 = b0 + q0 * u.d0; let p1 = b1 + q1 * u.d1; let p2 = b2 + q2 * u.d2;
+      if (p0 >= 0 && p0 < u.in0 && p1 >= 0 && p1 < u.in1 && p2 >= 0 && p2 < u.in2) {
+        v = x[(((nb * u.c + g * u.cg + ci) * u.in0 + p0) * u.in1 + p1) * u.in2 + p2];
+      }
+    }
+    tb[ly * 16 + lx] = v;
+    workgroupBarrier();
+    for (var kk = 0; kk < 16; kk++) { acc = acc + ta[ly * 16 + kk] * tb[kk * 16 + lx]; }
+    workgroupBarrier();
+  }
+  if (row < u.mg && col < u.osz) {
+    let oc = g * u.mg + row;
+    let o = (nb * u.m + oc) * u.osz + col;
+    y[o] = act(acc + b[oc]` + res + `);
+  }
+}
+`, nil
+}
