@@ -79,6 +79,7 @@ type deviceState struct {
 	acc       *webgpu.Accelerator
 	why       string // why WebGPU is not in use
 	lost      atomic.Bool
+	logged    sync.Once // the placement summary goes to the console once
 }
 
 // open runs in the load goroutine (opening awaits promises): it sets
@@ -151,6 +152,9 @@ func (st *deviceState) info(s *runtime.Session) providersInfo {
 		}
 		in.Placements = append(in.Placements, p)
 	}
+	if st.requested && st.acc != nil {
+		st.logged.Do(func() { logPlacements(in.Placements) })
+	}
 	switch {
 	case !st.requested:
 	case st.acc == nil:
@@ -183,4 +187,33 @@ func providers(args []js.Value) (any, error) {
 		return nil, fmt.Errorf("session %d has no provider record", id)
 	}
 	return st.(*deviceState).info(s), nil
+}
+
+// logPlacements writes one console line per session: how many nodes run
+// on each device, and why each op that stays on the CPU does.
+func logPlacements(ps []placement) {
+	onGPU := 0
+	why := map[string]int{}
+	var order []string
+	for _, p := range ps {
+		if p.Device == "webgpu" {
+			onGPU++
+			continue
+		}
+		k := p.Op + " (" + p.Reason + ")"
+		if why[k] == 0 {
+			order = append(order, k)
+		}
+		why[k]++
+	}
+	msg := fmt.Sprintf("gort: %d of %d nodes on WebGPU", onGPU, len(ps))
+	for i, k := range order {
+		if i == 0 {
+			msg += "; on the CPU: "
+		} else {
+			msg += ", "
+		}
+		msg += fmt.Sprintf("%d× %s", why[k], k)
+	}
+	js.Global().Get("console").Call("info", msg)
 }
