@@ -39,9 +39,9 @@ type spec struct {
 	act         op.Activation
 	alpha, beta float32
 	residual    bool
-	rank        int // output rank (binary)
-	axis        int // Concat
-	global      bool
+	rank        int // output rank (Add…, Sum); batch rank (MatMul, Gemm)
+	axis        int // Concat, Softmax, Flatten
+	global      bool // GlobalAveragePool, GlobalMaxPool
 	planner     *resample.Planner
 	// block: Conv also has a four-channels-per-invocation pipeline
 	// (blockSrc), used when the run's M/group is divisible by 4.
