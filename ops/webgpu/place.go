@@ -39,8 +39,8 @@ type spec struct {
 	act         op.Activation
 	alpha, beta float32
 	residual    bool
-	rank        int // output rank (Add…, Sum); batch rank (MatMul, Gemm)
-	axis        int // Concat, Softmax, Flatten
+	rank        int  // output rank (Add…, Sum); batch rank (MatMul, Gemm)
+	axis        int  // Concat, Softmax, Flatten
 	global      bool // GlobalAveragePool, GlobalMaxPool
 	planner     *resample.Planner
 	// block: Conv also has a four-channels-per-invocation pipeline
