@@ -13,7 +13,7 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run demo test test-go test-wasm test-js test-diff test-demo conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
+.PHONY: all build run demo test test-go test-wasm test-webgpu test-js test-diff test-demo conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
 
 all: build
 
@@ -33,7 +33,7 @@ demo:
 	node demo/serve.mjs $(DEMO_PORT)
 
 # Everything CI runs.
-test: check test-go test-wasm test-diff test-js test-demo
+test: check test-go test-wasm test-webgpu test-diff test-js test-demo
 
 check: check-generated
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'); echo "gofmt needed"; exit 1; }
@@ -53,6 +53,15 @@ test-go:
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
 	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./runtime/conformance/
+
+# The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
+# needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random
+# Conv and 1000 random Resize configurations against the CPU, a device lost mid-run; then the
+# executionProviders option of gort.wasm with and without navigator.gpu (tools/webgpu/bridge.sh).
+# Tools go to .webgpu-tools (ignored); a host without an adapter fails the target.
+test-webgpu:
+	GORT_WEBGPU_REQUIRED=1 bash tools/webgpu/ci-webgpu.sh ./ops/webgpu/
+	bash tools/webgpu/bridge.sh
 
 test-diff:
 	bash tools/difftest/run.sh

@@ -145,7 +145,7 @@ func (s *stringBuilder) Write(p []byte) (int, error) { *s = append(*s, p...); re
 // nodes gort cannot run, and what the plan stage does with the model under
 // the given session options (load's options).
 func capabilities(args []js.Value) (func() (any, error), error) {
-	model, opts, err := modelArgs("capabilities", args)
+	model, opts, prov, err := modelArgs("capabilities", args)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +155,7 @@ func capabilities(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		rep := capabilityReport{Capabilities: check.CapabilitiesOf(mp, nil)}
+		dev := prov.open(&opts) // webgpu.go: executionProviders
 		s, err := runtime.Load(model, &opts)
 		if err != nil {
 			rep.LoadError = err.Error()
@@ -162,17 +163,9 @@ func capabilities(args []js.Value) (func() (any, error), error) {
 		}
 		r := s.Plan().Report
 		rep.Folded, rep.Removed, rep.Fused = r.Folded, r.Removed, r.Fused
-		rep.Placements = placements(s)
+		rep.Placements = dev.info(s).Placements
 		return asJSON(rep)
 	}, nil
-}
-
-// placement is where one step of the plan runs.
-type placement struct {
-	Node   string `json:"node"`
-	Op     string `json:"op"`
-	Device string `json:"device"`
-	Reason string `json:"reason,omitempty"`
 }
 
 type capabilityReport struct {
@@ -182,14 +175,6 @@ type capabilityReport struct {
 	Fused      []string    `json:"fused"`
 	Placements []placement `json:"placements"`
 	LoadError  string      `json:"loadError,omitempty"`
-}
-
-func placements(s *runtime.Session) []placement {
-	var out []placement
-	for _, st := range s.Plan().Steps {
-		out = append(out, placement{Node: st.Node.Name, Op: st.Node.OpType, Device: string(st.Device), Reason: st.Reason})
-	}
-	return out
 }
 
 func tolerance(o js.Value) compare.Tolerance {

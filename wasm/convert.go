@@ -38,6 +38,9 @@ type sessionInfo struct {
 	// GraphInputs lists every graph input in model order (initializer-backed
 	// ones included): test data files are numbered in this order.
 	GraphInputs []string `js:"graphInputs"`
+	// Providers are the execution providers in use and every node's
+	// placement (webgpu.go).
+	Providers providersInfo `js:"providers"`
 }
 
 // ioInfo is the metadata of one input or output. Shape entries are numbers

@@ -76,6 +76,7 @@ func main() {
 	api.Set("memory", syncFunc(memory))
 	api.Set("ops", syncFunc(ops))
 	registerChecks(api) // checks.go
+	api.Set("providers", syncFunc(providers))
 	js.Global().Get(key).Invoke(api)
 	select {}
 }
@@ -184,11 +185,12 @@ func argErr(format string, a ...any) error {
 // options: {freeDimensionOverrides?: {name: n}, externalData?: [{path, data: Uint8Array}], maxTensorBytes?: n,
 // graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all'}.
 func load(args []js.Value) (func() (any, error), error) {
-	model, opts, err := modelArgs("load", args)
+	model, opts, prov, err := modelArgs("load", args)
 	if err != nil {
 		return nil, err
 	}
 	return func() (any, error) {
+		dev := prov.open(&opts) // webgpu.go: executionProviders
 		s, err := runtime.Load(model, &opts)
 		if err != nil {
 			return nil, err
@@ -198,6 +200,7 @@ func load(args []js.Value) (func() (any, error), error) {
 		reg.nextID++
 		reg.sessions[id] = s
 		reg.mu.Unlock()
+		sessionDevices.Store(id, dev)
 		var unsupported []string
 		for _, p := range s.Unsupported() {
 			unsupported = append(unsupported, p.Error())
@@ -213,6 +216,7 @@ func load(args []js.Value) (func() (any, error), error) {
 			Overridable: ioInfos(s.OverridableInitializers()),
 			Outputs:     ioInfos(s.Outputs()),
 			Unsupported: unsupported,
+			Providers:   dev.info(s),
 		}, nil
 	}, nil
 }
@@ -378,6 +382,7 @@ func release(args []js.Value) (any, error) {
 	_, ok := reg.sessions[int(id)]
 	delete(reg.sessions, int(id))
 	reg.mu.Unlock()
+	sessionDevices.Delete(int(id))
 	return ok, nil
 }
 
@@ -442,21 +447,25 @@ func copyBytes(v js.Value, what string) ([]byte, error) {
 }
 
 // modelArgs reads the (model bytes, session options) arguments of load and
-// capabilities.
-func modelArgs(fn string, args []js.Value) ([]byte, runtime.Options, error) {
+// capabilities, with the executionProviders choice (webgpu.go).
+func modelArgs(fn string, args []js.Value) ([]byte, runtime.Options, providerChoice, error) {
 	if len(args) < 1 {
-		return nil, runtime.Options{}, argErr("%s needs the model bytes", fn)
+		return nil, runtime.Options{}, providerChoice{}, argErr("%s needs the model bytes", fn)
 	}
 	model, err := copyBytes(args[0], "model")
 	if err != nil {
-		return nil, runtime.Options{}, err
+		return nil, runtime.Options{}, providerChoice{}, err
 	}
 	var o js.Value
 	if len(args) > 1 {
 		o = args[1]
 	}
 	opts, err := sessionOptions(o)
-	return model, opts, err
+	if err != nil {
+		return nil, opts, providerChoice{}, err
+	}
+	prov, err := parseProviders(o)
+	return model, opts, prov, err
 }
 
 // sessionOptions reads the options of load (and of capabilities).

@@ -48,6 +48,14 @@ func parseMode(n *op.Node, s string, legacy bool) (Mode, error) {
 }
 
 func buildUpsample(n *op.Node) (any, error) {
+	r, err := parseUpsample(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(r.run), nil
+}
+
+func parseUpsample(n *op.Node) (*resizer, error) {
 	a := &op.Attribs{N: n}
 	r := &resizer{op: "Upsample", version: n.Version, legacy: true}
 	mode := a.String("mode", "nearest")
@@ -72,10 +80,18 @@ func buildUpsample(n *op.Node) (any, error) {
 		return nil, err
 	}
 	r.opt = Options{Mode: m, Coord: Asymmetric, Nearest: Floor}
-	return op.KernelFunc(r.run), nil
+	return r, nil
 }
 
 func buildResize(n *op.Node) (any, error) {
+	r, err := parseResize(n)
+	if err != nil {
+		return nil, err
+	}
+	return op.KernelFunc(r.run), nil
+}
+
+func parseResize(n *op.Node) (*resizer, error) {
 	a := &op.Attribs{N: n}
 	r := &resizer{op: "Resize", version: n.Version, legacy: n.Version == 10}
 	mode := a.String("mode", "nearest")
@@ -88,7 +104,7 @@ func buildResize(n *op.Node) (any, error) {
 			return nil, n.Errorf("mode %q is not supported by Resize-10", mode)
 		}
 		r.opt = Options{Mode: m, Coord: Asymmetric, Nearest: Floor}
-		return op.KernelFunc(r.run), nil
+		return r, nil
 	}
 	ctm := a.String("coordinate_transformation_mode", "half_pixel")
 	nm := a.String("nearest_mode", "round_prefer_floor")
@@ -122,7 +138,7 @@ func buildResize(n *op.Node) (any, error) {
 		return nil, n.Errorf("unknown keep_aspect_ratio_policy %q", r.policy)
 	}
 	r.opt = Options{Mode: m, Coord: cm, Nearest: nmv, CubicA: float64(cubicA), ExcludeOutside: excl != 0, Antialias: anti != 0}
-	return op.KernelFunc(r.run), nil
+	return r, nil
 }
 
 // given returns t unless it is absent or empty (an empty tensor is how
@@ -136,8 +152,7 @@ func given(in []*tensor.Tensor, i int) *tensor.Tensor {
 
 // Specs computes the output shape and the per-axis specs of a Resize or
 // Upsample node (exported through the kernel only; tests call it).
-func (r *resizer) specs(x *tensor.Tensor, in []*tensor.Tensor) ([]AxisSpec, error) {
-	shape := x.Shape()
+func (r *resizer) specs(shape []int, in []*tensor.Tensor) ([]AxisSpec, error) {
 	rank := len(shape)
 	specs := make([]AxisSpec, rank)
 	for d := range specs {
@@ -302,7 +317,7 @@ func (r *resizer) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, e
 		return nil, op.Errorf("input X is missing")
 	}
 	x := in[0]
-	specs, err := r.specs(x, in)
+	specs, err := r.specs(x.Shape(), in)
 	if err != nil {
 		return nil, err
 	}

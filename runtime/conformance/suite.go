@@ -93,6 +93,13 @@ func RunCase(dir string) (reason string) { return RunCaseWith(dir, runtime.Optim
 
 // RunCaseWith is RunCase at a given optimisation level.
 func RunCaseWith(dir string, level runtime.OptimizationLevel) (reason string) {
+	return RunCaseOptions(dir, &runtime.Options{Optimization: level}, nil)
+}
+
+// RunCaseOptions is RunCase with session options (an accelerator, say);
+// inspect, when set, sees the loaded session first and may fail the case
+// (by returning a reason), e.g. when a node is not placed where expected.
+func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Session) string) (reason string) {
 	defer func() {
 		if p := recover(); p != nil {
 			reason = fmt.Sprintf("harness panic: %v", p)
@@ -107,9 +114,14 @@ func RunCaseWith(dir string, level runtime.OptimizationLevel) (reason string) {
 	if err != nil {
 		return "read model: " + err.Error()
 	}
-	s, err := runtime.Load(data, &runtime.Options{Optimization: level})
+	s, err := runtime.Load(data, opts)
 	if err != nil {
 		return oneLine(err)
+	}
+	if inspect != nil {
+		if r := inspect(s); r != "" {
+			return r
+		}
 	}
 	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
 	if len(sets) == 0 {

@@ -1,0 +1,219 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall/js"
+
+	"github.com/gort-dev/gort/ops/webgpu"
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/wasm/jsval"
+)
+
+// Execution providers, as onnxruntime-web names them: the create option
+// executionProviders: ['webgpu', 'wasm'] (strings or {name} objects, in
+// order of preference) asks for WebGPU placement with the CPU ('wasm', or
+// its alias 'cpu') for the rest. Without the option, or when WebGPU comes
+// after the CPU in the list, a session runs on the CPU only.
+
+// providerChoice is the parsed executionProviders option.
+type providerChoice struct {
+	webgpu bool
+	// minElements is the cost rule (option webgpuMinElements, default
+	// webgpu.DefaultMinElements): nodes on smaller tensors stay on the CPU.
+	minElements int64
+}
+
+func parseProviders(o js.Value) (providerChoice, error) {
+	c := providerChoice{minElements: webgpu.DefaultMinElements}
+	if m := jsval.Get(o, "webgpuMinElements"); !jsval.IsNullish(m) {
+		n, err := jsval.Int(m)
+		if err != nil || n < 0 {
+			return c, argErr("webgpuMinElements must be a non-negative integer")
+		}
+		c.minElements = n
+	}
+	v := jsval.Get(o, "executionProviders")
+	if jsval.IsNullish(v) {
+		return c, nil
+	}
+	if !jsval.IsArray(v) {
+		return c, argErr("executionProviders must be an array, got %s", jsval.Describe(v))
+	}
+	cpuSeen := false
+	for i := 0; i < v.Length(); i++ {
+		e := v.Index(i)
+		if e.Type() == js.TypeObject {
+			e = jsval.Get(e, "name")
+		}
+		if e.Type() != js.TypeString {
+			return c, argErr("executionProviders[%d] must be a name or {name}, got %s", i, jsval.Describe(v.Index(i)))
+		}
+		switch e.String() {
+		case "webgpu":
+			c.webgpu = c.webgpu || !cpuSeen
+		case "wasm", "cpu":
+			cpuSeen = true
+		default:
+			return c, argErr("executionProviders[%d]: unknown provider %q (gort has 'webgpu' and 'wasm')", i, e.String())
+		}
+	}
+	return c, nil
+}
+
+// The WebGPU device is shared by the sessions of this instance (one
+// adapter, one pipeline cache). It is opened by the first session that
+// asks for it, and again after a loss.
+var gpuDev struct {
+	mu  sync.Mutex
+	acc *webgpu.Accelerator
+}
+
+// deviceState is what one session asked for and got.
+type deviceState struct {
+	requested bool
+	acc       *webgpu.Accelerator
+	why       string // why WebGPU is not in use
+	lost      atomic.Bool
+	logged    sync.Once // the placement summary goes to the console once
+}
+
+// open runs in the load goroutine (opening awaits promises): it sets
+// opts.Accelerator when WebGPU is wanted and available, and opts.Log so
+// that a lost device is reported on the console and remembered.
+func (c providerChoice) open(opts *runtime.Options) *deviceState {
+	st := &deviceState{requested: c.webgpu}
+	if !c.webgpu {
+		return st
+	}
+	gpuDev.mu.Lock()
+	if gpuDev.acc == nil || gpuDev.acc.Lost() {
+		acc, err := webgpu.New()
+		if err != nil {
+			st.why = err.Error()
+			gpuDev.acc = nil
+		} else {
+			gpuDev.acc = acc
+		}
+	}
+	if gpuDev.acc != nil {
+		st.acc = gpuDev.acc.With(webgpu.Options{MinElements: c.minElements})
+	}
+	gpuDev.mu.Unlock()
+	if st.acc == nil {
+		js.Global().Get("console").Call("warn", "gort: WebGPU unavailable, running on the CPU: "+st.why)
+		return st
+	}
+	opts.Accelerator = st.acc
+	opts.Log = func(msg string) {
+		st.lost.Store(true)
+		js.Global().Get("console").Call("warn", msg)
+	}
+	return st
+}
+
+// placement is one node's device, with the reason when it is the CPU.
+type placement struct {
+	Node   string `js:"node"`
+	Op     string `js:"op"`
+	Device string `js:"device"`
+	Reason string `js:"reason"`
+}
+
+// providersInfo answers session.executionProviders and
+// session.placements.
+type providersInfo struct {
+	// ExecutionProviders in use: ['webgpu', 'wasm'] or ['wasm'].
+	ExecutionProviders []string `js:"executionProviders"`
+	// WebGPUUnavailable says why WebGPU was asked for and is not in use
+	// ("" otherwise).
+	WebGPUUnavailable string      `js:"webgpuUnavailable"`
+	Adapter           string      `js:"adapter"`
+	Placements        []placement `js:"placements"`
+}
+
+func (st *deviceState) info(s *runtime.Session) providersInfo {
+	in := providersInfo{ExecutionProviders: []string{"wasm"}}
+	onGPU := false
+	lost := st.lost.Load() || st.acc != nil && st.acc.Lost()
+	for _, step := range s.Plan().Steps {
+		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: "wasm", Reason: step.Reason}
+		if step.Device != plan.CPU {
+			if lost {
+				p.Reason = "the WebGPU device was lost; the session runs on the CPU"
+			} else {
+				p.Device = "webgpu"
+				onGPU = true
+			}
+		}
+		in.Placements = append(in.Placements, p)
+	}
+	if st.requested && st.acc != nil {
+		st.logged.Do(func() { logPlacements(in.Placements) })
+	}
+	switch {
+	case !st.requested:
+	case st.acc == nil:
+		in.WebGPUUnavailable = st.why
+	case lost:
+		in.WebGPUUnavailable = "the WebGPU device was lost"
+	case !onGPU:
+		in.WebGPUUnavailable = "no node of this model qualifies for WebGPU (see placements)"
+	default:
+		in.ExecutionProviders = []string{"webgpu", "wasm"}
+		in.Adapter = st.acc.Info()
+	}
+	return in
+}
+
+var sessionDevices sync.Map // session id → *deviceState
+
+// providers(sessionID) returns the session's current providersInfo (it
+// changes when the device is lost).
+func providers(args []js.Value) (any, error) {
+	if len(args) < 1 {
+		return nil, argErr("providers needs a session handle")
+	}
+	s, id, err := session(args[0])
+	if err != nil {
+		return nil, err
+	}
+	st, ok := sessionDevices.Load(id)
+	if !ok {
+		return nil, fmt.Errorf("session %d has no provider record", id)
+	}
+	return st.(*deviceState).info(s), nil
+}
+
+// logPlacements writes one console line per session: how many nodes run
+// on each device, and why each op that stays on the CPU does.
+func logPlacements(ps []placement) {
+	onGPU := 0
+	why := map[string]int{}
+	var order []string
+	for _, p := range ps {
+		if p.Device == "webgpu" {
+			onGPU++
+			continue
+		}
+		k := p.Op + " (" + p.Reason + ")"
+		if why[k] == 0 {
+			order = append(order, k)
+		}
+		why[k]++
+	}
+	msg := fmt.Sprintf("gort: %d of %d nodes on WebGPU", onGPU, len(ps))
+	for i, k := range order {
+		if i == 0 {
+			msg += "; on the CPU: "
+		} else {
+			msg += ", "
+		}
+		msg += fmt.Sprintf("%d× %s", why[k], k)
+	}
+	js.Global().Get("console").Call("info", msg)
+}
