@@ -111,7 +111,10 @@ export interface TensorLike {
 }
 
 export declare namespace InferenceSession {
-  /** gort provides 'wasm' (alias 'cpu'); onnxruntime's other names are accepted and skipped with a reason. */
+  /**
+   * gort provides 'webgpu' (nodes placed on the GPU where they qualify, the rest on the CPU, with reasons) and 'wasm'
+   * (alias 'cpu'); onnxruntime's other names are accepted and skipped with a reason.
+   */
   type ExecutionProvider = 'wasm' | 'cpu' | 'webgpu' | 'webgl' | 'webnn' | (string & {}) | { readonly name: string; readonly [key: string]: unknown };
 
   interface SessionOptions {
@@ -159,6 +162,10 @@ export declare class InferenceSession {
   run(feeds: InferenceSession.FeedsType, fetches: InferenceSession.FetchesType, options?: InferenceSession.RunOptions): Promise<InferenceSession.ReturnType>;
   /** Frees the session's memory in the runtime; later runs reject. */
   release(): Promise<void>;
+  /** The providers in use: ['webgpu', 'wasm'] when some nodes run on the GPU, else ['wasm'] (also after a lost device). */
+  readonly executionProviders: readonly string[];
+  /** Where each node runs, with the reason for every node that stays on the CPU. */
+  readonly placements: ReadonlyArray<{ readonly node: string; readonly op: string; readonly device: 'webgpu' | 'wasm'; readonly reason: string }>;
 }
 
 export interface Env {
@@ -177,7 +184,7 @@ export interface Env {
     /** How often (ms) a run gives the event loop a turn (abort latency vs. overhead). Default 10. */
     yieldIntervalMs: number;
   };
-  /** onnxruntime-web's WebGPU settings: accepted, unused so far. */
+  /** onnxruntime-web's WebGPU settings: accepted, unused (choose WebGPU with executionProviders: ['webgpu', 'wasm']). */
   webgpu: Record<string, unknown>;
   readonly versions: { gort: string };
 }

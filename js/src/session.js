@@ -4,7 +4,7 @@ import { LOG_LEVELS, env } from './env.js';
 import { isURLString, readSource } from './io.js';
 import { isNode } from './platform.js';
 import { feedToWire, wireToValue } from './wire.js';
-import { selectBackend } from './backends/index.js';
+import { RUNTIME_PROVIDERS, selectBackend } from './backends/index.js';
 
 let nextRunId = 1;
 
@@ -62,6 +62,9 @@ export async function loadArguments(source, options) {
   }
   const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
   if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
+  // The providers gort.wasm places nodes on, in the caller's order (other
+  // names are skipped by selectBackend, with reasons).
+  loadOpts.executionProviders = opts.providers.map((n) => String(n).toLowerCase()).filter((n) => RUNTIME_PROVIDERS.includes(n));
   return { opts, bytes, loadOpts };
 }
 
@@ -94,6 +97,17 @@ export class InferenceSession {
     this.outputMetadata = Object.freeze(info.outputs.map((i) => metadataOf(i)));
   }
 
+  /** The execution providers in use: ['webgpu', 'wasm'] when some nodes run on the GPU, else ['wasm']. */
+  get executionProviders() { return Object.freeze([...this._providers().executionProviders]); }
+
+  /** Where each node runs ({node, op, device: 'webgpu' | 'wasm', reason}), reasons given for CPU nodes. */
+  get placements() { return Object.freeze(this._providers().placements.map((p) => Object.freeze({ ...p }))); }
+
+  _providers() {
+    const p = this._backend.providers ? this._backend.providers(this._info) : this._info.providers;
+    return p || { executionProviders: ['wasm'], placements: [] };
+  }
+
   /**
    * Loads a model. source: Uint8Array, ArrayBuffer, URL (fetched), or a
    * file path (Node).
@@ -114,6 +128,8 @@ export class InferenceSession {
     const s = new InferenceSession(info, opts, be);
     log(opts.level, 0, `loaded a model of ${bytes.byteLength} bytes in ${Date.now() - t0} ms on ${be.name}:`, s.inputNames, '→', s.outputNames);
     for (const u of info.unsupported || []) log(opts.level, 2, 'this model has a node gort cannot run:', u);
+    const why = info.providers && info.providers.webgpuUnavailable;
+    if (why) log(opts.level, 2, `WebGPU is not in use: ${why}; the session runs on the CPU (wasm)`);
     return s;
   }
 

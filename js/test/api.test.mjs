@@ -215,15 +215,33 @@ test('executionProviders: tried in order; when none can serve, the error lists e
   for (const eps of [['wasm'], ['cpu'], [{ name: 'wasm' }], ['wasm', 'cpu'], ['webgpu', 'wasm'], [{ name: 'webnn' }, 'foo', 'cpu'], undefined]) {
     await (await InferenceSession.create(m, { executionProviders: eps })).release();
   }
-  await rejectsWith(InferenceSession.create(m, { executionProviders: ['webgpu', 'foo'] }), ErrorCode.INVALID_ARGUMENT,
-    /no execution provider can serve this session: webgpu: gort has no webgpu backend yet; foo: unknown execution provider\. gort provides: wasm, cpu/);
+  await rejectsWith(InferenceSession.create(m, { executionProviders: ['webgl', 'foo'] }), ErrorCode.INVALID_ARGUMENT,
+    /no execution provider can serve this session: webgl: gort has no webgl backend yet; foo: unknown execution provider\. gort provides: wasm, cpu, webgpu/);
   await rejectsWith(InferenceSession.create(m, { executionProviders: [] }), ErrorCode.INVALID_ARGUMENT, /the list is empty/);
   // A backend that cannot start is a reason too, with its own code.
   const bad = (await import('../dist/gort.mjs?instance=eps')).default;
   bad.env.wasmPaths = '/nonexistent/eps/';
-  await rejectsWith(bad.InferenceSession.create(m, { executionProviders: ['webgpu', 'wasm'] }), ErrorCode.WASM_FETCH,
-    /webgpu: gort has no webgpu backend yet; wasm: GORT_WASM_FETCH: cannot load gort\.wasm; tried \/nonexistent\/eps\/gort\.wasm/);
+  await rejectsWith(bad.InferenceSession.create(m, { executionProviders: ['webgl', 'wasm'] }), ErrorCode.WASM_FETCH,
+    /webgl: gort has no webgl backend yet; wasm: GORT_WASM_FETCH: cannot load gort\.wasm; tried \/nonexistent\/eps\/gort\.wasm/);
   await rejectsWith(InferenceSession.create(m, { executionProviders: 'wasm' }), ErrorCode.INVALID_ARGUMENT);
+});
+
+test('executionProviders webgpu without navigator.gpu: the session runs on the CPU and says so', async () => {
+  needs('Relu');
+  const m = model({
+    inputs: [f32('x', [64, 128])], outputs: [f32('y', [64, 128])],
+    nodes: [{ op: 'Relu', name: 'relu', inputs: ['x'], outputs: ['y'] }],
+  });
+  assert.equal(globalThis.navigator && globalThis.navigator.gpu, undefined, 'this test needs a host without WebGPU');
+  const s = await InferenceSession.create(m, { executionProviders: ['webgpu', 'wasm'], logSeverityLevel: 3 });
+  assert.deepEqual([...s.executionProviders], ['wasm']);
+  assert.deepEqual(s.placements.map((p) => [p.node, p.op, p.device]), [['relu', 'Relu', 'wasm']]);
+  const out = await s.run({ x: new Tensor('float32', new Float32Array(64 * 128).fill(-1), [64, 128]) });
+  assert.equal(out.y.data[0], 0);
+  await s.release();
+  const plain = await InferenceSession.create(m);
+  assert.deepEqual([...plain.executionProviders], ['wasm']);
+  await plain.release();
 });
 
 test('freeDimensionOverrides fixes symbolic dims in metadata and feed checks', async () => {

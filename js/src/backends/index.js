@@ -20,8 +20,10 @@
 //
 // A provider is how executionProviders names a backend: {names, unavailable()
 // → a reason string or null, backend() → the (cached) backend}. The in-thread
-// wasm backend and the proxy Worker serve 'wasm' and 'cpu'; a WebGPU backend
-// plugs in by adding a provider for 'webgpu' (today: unavailable, with why).
+// wasm backend and the proxy Worker serve 'wasm', 'cpu' and 'webgpu': WebGPU
+// runs inside gort.wasm, whose plan places each node on the GPU or the CPU
+// (wasm/webgpu.go), so the session passes the list on to load and reports
+// what it got (session.executionProviders, session.placements).
 import { ErrorCode, gortError, isGortError } from '../errors.js';
 import { env, wasmSource } from '../env.js';
 import { isNode } from '../platform.js';
@@ -29,7 +31,7 @@ import { proxyBackend } from './proxy.js';
 import { wasmBackend } from './wasm.js';
 
 // Execution providers onnxruntime knows that gort does not have (yet).
-const FOREIGN_PROVIDERS = ['webgpu', 'webgl', 'webnn', 'xnnpack', 'cuda', 'dml', 'coreml', 'nnapi', 'qnn', 'tensorrt', 'openvino'];
+const FOREIGN_PROVIDERS = ['webgl', 'webnn', 'xnnpack', 'cuda', 'dml', 'coreml', 'nnapi', 'qnn', 'tensorrt', 'openvino'];
 
 let inThread = null;
 let proxy = null;
@@ -37,7 +39,7 @@ let proxy = null;
 const useProxy = () => !!env.wasm.proxy && !isNode && typeof Worker === 'function';
 
 const wasmProvider = {
-  names: ['wasm', 'cpu'],
+  names: ['wasm', 'cpu', 'webgpu'],
   unavailable: () => null,
   // env.wasm.proxy picks the proxy Worker (browsers) over the in-thread one;
   // each is made once and serves every session that picks it.
@@ -48,6 +50,9 @@ const wasmProvider = {
 };
 
 const PROVIDERS = [wasmProvider];
+
+/** The provider names gort.wasm itself understands (passed on to load). */
+export const RUNTIME_PROVIDERS = ['webgpu', 'wasm', 'cpu'];
 
 /** The names executionProviders accepts. */
 export const providerNames = () => PROVIDERS.flatMap((p) => p.names);

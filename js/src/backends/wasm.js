@@ -173,6 +173,12 @@ export function wasmBackend(source) {
       const s = await get();
       return syncCall(s, (api) => api.ops());
     },
+    // The providers in use by a session now (they change after a lost
+    // WebGPU device): {executionProviders, webgpuUnavailable, adapter, placements}.
+    providers(info) {
+      if (info.state.dead) return info.providers;
+      return syncCall(info.state, (api) => api.providers(info.id));
+    },
     // The model checks of checks.js: one of TOOLS, called with plain
     // arguments (bytes, wire tensors, option objects).
     async tool(name, args) {
