@@ -73,3 +73,30 @@ test('browser: squeezenet via ES module, classic <script> and proxy Worker, unde
     await p.close();
   }
 });
+
+// WebGPU through the public API, on Chromium's software adapter
+// (SwiftShader, --enable-unsafe-webgpu): the plan places squeezenet's nodes
+// on the GPU, session.executionProviders says so, and the output matches.
+test('browser: squeezenet with executionProviders webgpu (SwiftShader)', { timeout: 300000 }, async (t) => {
+  await stat(CHROMIUM);
+  const server = await serve();
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
+  t.after(() => rm(profile, { recursive: true, force: true }));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  t.after(() => context.close());
+  const p = await context.newPage();
+  const logs = [];
+  p.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+  await p.goto(`${base}/test/browser/webgpu.html`);
+  await p.waitForFunction(() => window.__gortResult !== undefined, null, { timeout: 280000 });
+  const r = await p.evaluate(() => window.__gortResult);
+  console.log(`browser webgpu: ${JSON.stringify(r)}`);
+  assert.ok(r.ok, `${JSON.stringify(r)}\n${logs.join('\n')}`);
+});
