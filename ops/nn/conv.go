@@ -91,6 +91,7 @@ func buildConv(n *op.Node) (any, error) {
 	}
 	// Constant float weights are packed for the GEMM once, here.
 	packed := c.packWeights(n.ConstInput(1))
+	var plans planCache[*convShapes]
 	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
@@ -103,9 +104,12 @@ func buildConv(n *op.Node) (any, error) {
 		if !isFloatish(x.DType()) || w.DType() != x.DType() || (b != nil && b.DType() != x.DType()) {
 			return nil, op.Errorf("Conv needs matching float inputs, got %s/%s", x.DType(), w.DType())
 		}
-		s, err := c.shapes(x.Shape(), w.Shape())
-		if err != nil {
-			return nil, err
+		s, ok := plans.get(x.Shape(), w.Shape(), nil)
+		if !ok {
+			if s, err = c.shapes(x.Shape(), w.Shape()); err != nil {
+				return nil, err
+			}
+			plans.put(x.Shape(), w.Shape(), nil, s)
 		}
 		if b != nil && b.Len() != s.m {
 			return nil, op.Errorf("Conv bias has %d elements, expected %d", b.Len(), s.m)

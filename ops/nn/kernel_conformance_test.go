@@ -749,3 +749,33 @@ func TestKernelConcurrentRuns(t *testing.T) {
 		sameBits(t, got[1], wantM)
 	}
 }
+
+// TestKernelSteadyStateAllocs: with weights packed at build and unchanged
+// input shapes, a run allocates only its output (tensor, shape, data) and
+// the result slice, plus at most a couple of small values, whatever the
+// sizes.
+func TestKernelSteadyStateAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	r := rand.New(rand.NewSource(27))
+	x, w, b := kt(r, tensor.Float, 1, 32, 12, 12), kt(r, tensor.Float, 32, 32, 3, 3), kt(r, tensor.Float, 32)
+	a, bm, bt, c := kt(r, tensor.Float, 8, 64), kt(r, tensor.Float, 64, 32), kt(r, tensor.Float, 32, 64), kt(r, tensor.Float, 32)
+	for _, tc := range []struct {
+		spec kspec
+		in   []*tensor.Tensor
+	}{
+		{kspec{opType: "Conv", opset: 22, at: attrs{"pads": []int{1, 1, 1, 1}}, consts: []bool{false, true, true}}, []*tensor.Tensor{x, w, b}},
+		{kspec{opType: "Conv", opset: 22, at: attrs{"pads": []int{1, 1, 1, 1}, "strides": []int{2, 2}}, consts: []bool{false, true, true}}, []*tensor.Tensor{x, w, b}},
+		{kspec{opType: "ConvTranspose", opset: 22, consts: []bool{false, true}}, []*tensor.Tensor{x, w}},
+		{kspec{opType: "MatMul", opset: 13, consts: []bool{false, true}}, []*tensor.Tensor{a, bm}},
+		{kspec{opType: "Gemm", opset: 13, at: attrs{"transB": 1}, consts: []bool{false, true, true}}, []*tensor.Tensor{a, bt, c}},
+		{kspec{opType: "MaxPool", opset: 22, at: attrs{"kernel_shape": []int{3, 3}, "strides": []int{2, 2}}}, []*tensor.Tensor{x}},
+	} {
+		k := tc.spec.build(t, tc.in)
+		ctx := &op.Context{Ctx: context.Background()}
+		if n := testing.AllocsPerRun(5, func() { _, _ = k.Run(ctx, tc.in) }); n > 7 {
+			t.Errorf("%s: %v allocations per run", tc.spec.opType, n)
+		}
+	}
+}

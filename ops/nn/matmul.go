@@ -137,6 +137,7 @@ func buildMatMul(n *op.Node) (any, error) {
 		return nil, err
 	}
 	packed := packConstB(n.ConstInput(1), false)
+	var plans planCache[*mmPlan]
 	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
@@ -149,9 +150,12 @@ func buildMatMul(n *op.Node) (any, error) {
 		if a == nil || b == nil || a.DType() != b.DType() {
 			return nil, op.Errorf("MatMul needs two inputs of one dtype")
 		}
-		p, err := planMatMul(a.Shape(), b.Shape())
-		if err != nil {
-			return nil, err
+		p, ok := plans.get(a.Shape(), b.Shape(), nil)
+		if !ok {
+			if p, err = planMatMul(a.Shape(), b.Shape()); err != nil {
+				return nil, err
+			}
+			plans.put(a.Shape(), b.Shape(), nil, p)
 		}
 		if f != nil && !isFloatish(a.DType()) {
 			return nil, op.Errorf("MatMul cannot fuse an epilogue on %s", a.DType())
@@ -227,6 +231,7 @@ func buildGemm(n *op.Node) (any, error) {
 	if b := n.ConstInput(1); b != nil && b.Rank() == 2 {
 		packed = packConstB(b, transB)
 	}
+	var plans planCache[*gemmPlan]
 	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
@@ -245,32 +250,25 @@ func buildGemm(n *op.Node) (any, error) {
 		if f != nil && !isFloatish(A.DType()) {
 			return nil, op.Errorf("Gemm cannot fuse an epilogue on %s", A.DType())
 		}
-		m, k := A.Shape()[0], A.Shape()[1]
-		if transA {
-			m, k = k, m
+		var cShape []int
+		if C != nil && beta != 0 {
+			cShape = C.Shape()
+			if cShape == nil {
+				cShape = []int{} // a scalar C, told apart from no C
+			}
 		}
-		kb, nn := B.Shape()[0], B.Shape()[1]
-		if transB {
-			kb, nn = nn, kb
+		p, ok := plans.get(A.Shape(), B.Shape(), cShape)
+		if !ok {
+			if p, err = planGemm(A.Shape(), B.Shape(), cShape, transA, transB); err != nil {
+				return nil, err
+			}
+			plans.put(A.Shape(), B.Shape(), cShape, p)
 		}
-		if kb != k {
-			return nil, op.Errorf("Gemm inner dims differ: A %v (transA=%v), B %v (transB=%v)", A.Shape(), transA, B.Shape(), transB)
-		}
-		if err := checkResidual(r, A.DType(), []int{m, nn}); err != nil {
+		m, k, nn, lda, ldb, cs := p.m, p.k, p.n, p.lda, p.ldb, p.cs
+		if err := checkResidual(r, A.DType(), p.out); err != nil {
 			return nil, err
 		}
 		y := ctx.New(A.DType(), m, nn)
-		lda, ldb := A.Shape()[1], B.Shape()[1]
-		var cs []int
-		if C != nil && beta != 0 {
-			cs = append([]int{}, C.Shape()...) // non-nil even for a scalar C
-			if len(cs) > 2 {
-				return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", cs, m, nn)
-			}
-			if bs, err := opsutil.BroadcastShape(cs, []int{m, nn}); err != nil || bs[0] != m || bs[1] != nn {
-				return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", cs, m, nn)
-			}
-		}
 		switch ad := A.Data().(type) {
 		case []float32:
 			ep := &kernels.Epilogue{LdR: nn}
@@ -312,6 +310,38 @@ func buildGemm(n *op.Node) (any, error) {
 		}
 		return []*tensor.Tensor{y}, nil
 	})}, nil
+}
+
+// gemmPlan is a Gemm's dims worked out from its input shapes: op(A) m×k,
+// op(B) k×n, and C's shape when it is used (nil otherwise).
+type gemmPlan struct {
+	m, k, n, lda, ldb int
+	cs, out           []int
+}
+
+func planGemm(as, bs, cShape []int, transA, transB bool) (*gemmPlan, error) {
+	p := &gemmPlan{m: as[0], k: as[1], lda: as[1], ldb: bs[1]}
+	if transA {
+		p.m, p.k = p.k, p.m
+	}
+	kb, n := bs[0], bs[1]
+	if transB {
+		kb, n = n, kb
+	}
+	if kb != p.k {
+		return nil, op.Errorf("Gemm inner dims differ: A %v (transA=%v), B %v (transB=%v)", as, transA, bs, transB)
+	}
+	p.n, p.out = n, []int{p.m, n}
+	if cShape != nil {
+		p.cs = append([]int{}, cShape...) // non-nil even for a scalar C
+		if len(p.cs) > 2 {
+			return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", p.cs, p.m, n)
+		}
+		if bs, err := opsutil.BroadcastShape(p.cs, p.out); err != nil || bs[0] != p.m || bs[1] != n {
+			return nil, op.Errorf("Gemm C of shape %v cannot broadcast to [%d %d]", p.cs, p.m, n)
+		}
+	}
+	return p, nil
 }
 
 // fillC writes beta·C broadcast over Y and returns the beta the GEMM must

@@ -67,6 +67,7 @@ func buildPool(kind poolKind) op.Builder {
 				return nil, err
 			}
 		}
+		var plans planCache[*poolPlan]
 		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 			x := in[0]
 			if x == nil || x.Rank() < 3 {
@@ -75,11 +76,16 @@ func buildPool(kind poolKind) op.Builder {
 			if len(p.win.kernel) != x.Rank()-2 {
 				return nil, op.Errorf("kernel_shape %v does not match input rank %d", p.win.kernel, x.Rank())
 			}
-			g, padsEnd, err := p.win.geometry(append([]int(nil), x.Shape()[2:]...), nil)
-			if err != nil {
-				return nil, err
+			pp, ok := plans.get(x.Shape(), nil, nil)
+			if !ok {
+				g, padsEnd, err := p.win.geometry(append([]int(nil), x.Shape()[2:]...), nil)
+				if err != nil {
+					return nil, err
+				}
+				pp = &poolPlan{g: g, padsEnd: padsEnd, shape: append([]int{x.Shape()[0], x.Shape()[1]}, g.Out...)}
+				plans.put(x.Shape(), nil, nil, pp)
 			}
-			shape := append([]int{x.Shape()[0], x.Shape()[1]}, g.Out...)
+			g, padsEnd, shape := pp.g, pp.padsEnd, pp.shape
 			y := ctx.New(x.DType(), shape...)
 			var idx []int64
 			wantIdx := n.HasOutput(1) && kind == poolMax
@@ -131,6 +137,13 @@ func pool2D(x, y []float32, planes int, g *kernels.ConvGeom, padsEnd []int, p *p
 			kernels.AvgPool2D(xp, yp, g, padsEnd, p.includePad)
 		}
 	}
+}
+
+// poolPlan is a pooling node's geometry for one input shape.
+type poolPlan struct {
+	g       *kernels.ConvGeom
+	padsEnd []int
+	shape   []int
 }
 
 type poolElem interface {
