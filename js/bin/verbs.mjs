@@ -142,8 +142,14 @@ export async function check(io, args) {
     }
     rep = await gort.check(bytes, { externalData: files });
   }
-  const decode = rep.findings.find((x) => x.code === 'MODEL_DECODE');
-  if (decode) throw new CommandError(`${path}: ${decode.message}`, EXIT_USAGE);
+  // As cmd/gort: an empty file is unreadable input; bytes that do not
+  // decode are still a report (one MODEL_DECODE finding), with exit code 2.
+  if (bytes.length === 0) throw new CommandError(`${path}: the model is empty (0 bytes)`, EXIT_USAGE);
+  if (rep.findings.some((x) => x.code === 'MODEL_DECODE')) {
+    if (f.values.json) writeJSON(io, { model: path, ok: false, errors: rep.errors, warnings: rep.warnings, findings: rep.findings });
+    else printFindings(io, rep.findings);
+    return EXIT_USAGE;
+  }
   if (f.values.json) {
     writeJSON(io, { model: path, ok: rep.ok, errors: rep.errors, warnings: rep.warnings, findings: rep.findings });
   } else {
@@ -217,7 +223,10 @@ export async function inspect(io, args) {
     io.out(`${s}${paint(io, GREEN, `gort can run all ${capabilities.nodes} nodes`)}\n`);
     return EXIT_OK;
   }
-  s += `${paint(io, RED, `gort cannot run ${capabilities.unsupported.length} of ${capabilities.nodes} nodes:`)}\n`;
+  // The unsupported ops by count, most first, then by name (as cmd/gort sorts them).
+  const byOp = Object.keys(capabilities.byOp).sort((a, b) => capabilities.byOp[b] - capabilities.byOp[a] || (a < b ? -1 : a > b ? 1 : 0))
+    .map((o) => `${o} ${capabilities.byOp[o]}`).join(', ');
+  s += `${paint(io, RED, `gort cannot run ${capabilities.unsupported.length} of ${capabilities.nodes} nodes (${byOp}):`)}\n`;
   s += tabwrite(capabilities.unsupported.map((u) => `  ${u.node} (#${u.nodeIndex})\t${u.op}\t${u.reason}\n`).join(''));
   io.out(s);
   return EXIT_OK;

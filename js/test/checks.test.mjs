@@ -70,7 +70,7 @@ test('capabilities reports the optimiser and placements per level', async () => 
   assert.equal(all.supported, 2);
   assert.deepEqual(off.fused, []);
   assert.equal(off.placements.length, 2);
-  assert.ok(off.placements.every((p) => p.device === 'cpu'));
+  assert.ok(off.placements.every((p) => p.device === 'wasm'));
   assert.ok(all.placements.length <= off.placements.length);
   const unsupported = await gort.capabilities(model({
     inputs: [f32('x', [1])], outputs: [f32('y', [1])],
