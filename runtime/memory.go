@@ -43,6 +43,11 @@ func (s *Session) checkMemory(p *plan.Plan, feeds map[string]tensor.Value) error
 		est = v.(*estimate)
 	} else {
 		est = s.estimate(p, feeds)
+		// A model fed ever new shapes must not grow the cache without end.
+		if s.estimateCount.Add(1) > maxEstimates {
+			s.estimates.Clear()
+			s.estimateCount.Store(1)
+		}
 		s.estimates.Store(estimateKey{p, key}, est)
 	}
 	if est.tooBig != "" {
@@ -55,6 +60,9 @@ func (s *Session) checkMemory(p *plan.Plan, feeds map[string]tensor.Value) error
 	}
 	return nil
 }
+
+// maxEstimates bounds the cached estimates (one per plan and input shapes).
+const maxEstimates = 64
 
 type estimateKey struct {
 	p   *plan.Plan

@@ -112,6 +112,7 @@ type Session struct {
 	overridePlans sync.Map
 	pool          *exec.Pool
 	estimates     sync.Map // estimateKey → *estimate
+	estimateCount atomic.Int64
 	types         map[string]graph.Type
 	deviceLost    atomic.Bool
 }
