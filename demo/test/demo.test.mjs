@@ -61,7 +61,7 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, viewport: { width: 1366, height: 900 },
-    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
   // Close the browser before removing its profile (it writes there until it exits).
   t.after(async () => { await context.close(); await rm(profile, { recursive: true, force: true, maxRetries: 5 }); });
