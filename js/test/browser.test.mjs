@@ -38,19 +38,26 @@ function serve() {
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
 }
 
-test('browser: squeezenet via ES module, classic <script> and proxy Worker, under a strict CSP', { timeout: 240000 }, async (t) => {
+// launch serves the package and starts headless Chromium (extra flags
+// added), both closed when the test ends.
+async function launch(t, extraArgs) {
   await stat(CHROMIUM);
   const server = await serve();
   t.after(() => server.close());
-  const base = `http://127.0.0.1:${server.address().port}`;
   const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
   t.after(() => rm(profile, { recursive: true, force: true }));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', ...extraArgs, '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
   t.after(() => context.close());
+  return { base: `http://127.0.0.1:${server.address().port}`, context };
+}
+
+test('browser: squeezenet via ES module, classic <script> and proxy Worker, under a strict CSP', { timeout: 240000 }, async (t) => {
+  const { base, context } = await launch(t, []);
   for (const [page, mode] of [['esm', 'esm'], ['classic', 'classic'], ['esm', 'proxy']]) {
     const p = await context.newPage();
     const logs = [];
@@ -78,19 +85,7 @@ test('browser: squeezenet via ES module, classic <script> and proxy Worker, unde
 // (SwiftShader, --enable-unsafe-webgpu): the plan places squeezenet's nodes
 // on the GPU, session.executionProviders says so, and the output matches.
 test('browser: squeezenet with executionProviders webgpu (SwiftShader)', { timeout: 300000 }, async (t) => {
-  await stat(CHROMIUM);
-  const server = await serve();
-  t.after(() => server.close());
-  const base = `http://127.0.0.1:${server.address().port}`;
-  const profile = await mkdtemp(join(tmpdir(), 'gort-chromium-'));
-  t.after(() => rm(profile, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
-  t.after(() => context.close());
+  const { base, context } = await launch(t, ['--enable-unsafe-webgpu']);
   const p = await context.newPage();
   const logs = [];
   p.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));

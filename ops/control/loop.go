@@ -3,6 +3,7 @@ package control
 import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // Loop's versions differ in the value types loop-carried dependencies may
@@ -95,7 +96,7 @@ func (l *loop) run(ctx *op.Context, in []tensor.Value) ([]tensor.Value, error) {
 				return nil, err
 			}
 			if len(scans[k]) > 0 {
-				if f := scans[k][0]; !equalShape(f.Shape(), t.Shape()) || f.DType() != t.DType() {
+				if f := scans[k][0]; !slices.Equal(f.Shape(), t.Shape()) || f.DType() != t.DType() {
 					return nil, op.Errorf("scan output %d is %s%v in iteration %d but %s%v in iteration 0", k, t.DType(), t.Shape(), i, f.DType(), f.Shape())
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // Scan-8 batches every input along axis 0, scans axis 1 and takes an optional
@@ -138,7 +139,7 @@ func (s *scan) iterate(ctx *op.Context, states []tensor.Value, inputs []*tensor.
 				return nil, nil, err
 			}
 			if len(outs[k]) > 0 {
-				if f := outs[k][0]; !equalShape(f.Shape(), v.Shape()) || f.DType() != v.DType() {
+				if f := outs[k][0]; !slices.Equal(f.Shape(), v.Shape()) || f.DType() != v.DType() {
 					return nil, nil, op.Errorf("scan output %d is %s%v in iteration %d but %s%v in iteration 0", k, v.DType(), v.Shape(), t, f.DType(), f.Shape())
 				}
 			}
@@ -323,7 +324,7 @@ func (s *scan) padded8(ctx *op.Context, k int, perBatch [][]*tensor.Tensor, maxL
 		for _, it := range items {
 			if first == nil {
 				first = it
-			} else if !equalShape(it.Shape(), first.Shape()) || it.DType() != first.DType() {
+			} else if !slices.Equal(it.Shape(), first.Shape()) || it.DType() != first.DType() {
 				return nil, op.Errorf("scan output %d is %s%v in one batch entry and %s%v in another", k, it.DType(), it.Shape(), first.DType(), first.Shape())
 			}
 		}

@@ -2,6 +2,7 @@ package control
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/gort-dev/gort/ops/opsutil"
@@ -59,7 +60,7 @@ func stack(ctx *op.Context, items []*tensor.Tensor, axis int, pos func(k int) in
 		if it.DType() != first.DType() {
 			return nil, op.Errorf("item %d has type %s, item 0 has %s", k, it.DType(), first.DType())
 		}
-		if !equalShape(it.Shape(), first.Shape()) {
+		if !slices.Equal(it.Shape(), first.Shape()) {
 			return nil, op.Errorf("item %d has shape %v, item 0 has %v; stacked values must have one shape", k, it.Shape(), first.Shape())
 		}
 	}
@@ -118,18 +119,6 @@ func concat(ctx *op.Context, items []*tensor.Tensor, axis int) (*tensor.Tensor, 
 		off += d
 	}
 	return out, nil
-}
-
-func equalShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // asTensor returns v as a tensor or an error naming what it is for.

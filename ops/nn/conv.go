@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
@@ -56,7 +57,7 @@ func (c *convAttrs) shapes(x, w []int) (*convShapes, error) {
 	if s.m%c.group != 0 {
 		return nil, op.Errorf("Conv output channels %d not divisible by group %d", s.m, c.group)
 	}
-	if c.win.kernel != nil && !equalInts(c.win.kernel, w[2:]) {
+	if c.win.kernel != nil && !slices.Equal(c.win.kernel, w[2:]) {
 		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", c.win.kernel, w)
 	}
 	g, _, err := c.win.geometry(append([]int(nil), x[2:]...), append([]int(nil), w[2:]...))
@@ -66,18 +67,6 @@ func (c *convAttrs) shapes(x, w []int) (*convShapes, error) {
 	s.geom = g
 	s.yShape = append([]int{s.n, s.m}, g.Out...)
 	return s, nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func buildConv(n *op.Node) (any, error) {

@@ -4,6 +4,7 @@ import (
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // ConvTranspose-11/22 share semantics (22 added bfloat16); version 1 places
@@ -128,7 +129,7 @@ func (t *convTAttrs) shapes(x, w []int) (*convShapes, error) {
 		return nil, op.Errorf("ConvTranspose input channels %d not divisible by group %d", s.c, t.group)
 	}
 	kernel := append([]int(nil), w[2:]...)
-	if t.win.kernel != nil && !equalInts(t.win.kernel, kernel) {
+	if t.win.kernel != nil && !slices.Equal(t.win.kernel, kernel) {
 		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", t.win.kernel, w)
 	}
 	strides, err := fill(t.win.strides, nd, 1, "strides")

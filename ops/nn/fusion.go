@@ -4,6 +4,7 @@ import (
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // fusion is a node's op.Fusion (the epilogue the plan stage folded into a
@@ -66,7 +67,7 @@ func checkResidual(r *tensor.Tensor, dt tensor.DType, shape []int) error {
 	if r == nil {
 		return nil
 	}
-	if r.DType() != dt || !equalInts(r.Shape(), shape) {
+	if r.DType() != dt || !slices.Equal(r.Shape(), shape) {
 		return op.Errorf("fused residual is %s%v, output is %s%v", r.DType(), r.Shape(), dt, shape)
 	}
 	return nil

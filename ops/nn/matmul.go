@@ -5,6 +5,7 @@ import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // MatMul-1/9/13 differ only in the types allowed (9 adds integers, 13
@@ -60,7 +61,7 @@ func planMatMul(as, bs []int) (*mmPlan, error) {
 // operands. When B is a single matrix shared by every batch entry and A's
 // batches are contiguous, the whole batch is folded into one tall GEMM.
 func (p *mmPlan) run(f func(m, aOff, bOff, cOff int)) {
-	if opsutil.Product(p.bBatch) == 1 && equalInts(p.aBatch, p.batch) {
+	if opsutil.Product(p.bBatch) == 1 && slices.Equal(p.aBatch, p.batch) {
 		f(p.m*opsutil.Product(p.batch), 0, 0, 0)
 		return
 	}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/opsutil"
@@ -252,7 +253,7 @@ func expandTrailing(p *tensor.Tensor, xs []int, axis int) ([]float64, error) {
 	from := min(axis, len(xs)-len(ps))
 	target := xs[from:]
 	bs, err := opsutil.BroadcastShape(ps, target)
-	if err != nil || !equalInts(bs, target) {
+	if err != nil || !slices.Equal(bs, target) {
 		return nil, op.Errorf("parameter of shape %v does not broadcast to %v", ps, xs)
 	}
 	src := f64s(p)

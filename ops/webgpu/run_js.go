@@ -8,6 +8,7 @@ package webgpu
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/gpu"
@@ -130,7 +131,7 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		if xs[1] != ws[1]*grp || ws[0]%grp != 0 {
 			return nil, errs.New(errs.Runtime, "Conv input %v, weight %v and group %d do not agree", xs, ws, grp)
 		}
-		if s.win.kernel != nil && !equal(s.win.kernel, ws[2:]) {
+		if s.win.kernel != nil && !slices.Equal(s.win.kernel, ws[2:]) {
 			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
 		}
 		g, err = s.win.forward(xs[2:], ws[2:])
@@ -139,7 +140,7 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		if ws[0] != xs[1] || xs[1]%grp != 0 {
 			return nil, errs.New(errs.Runtime, "ConvTranspose input %v, weight %v and group %d do not agree", xs, ws, grp)
 		}
-		if s.win.kernel != nil && !equal(s.win.kernel, ws[2:]) {
+		if s.win.kernel != nil && !slices.Equal(s.win.kernel, ws[2:]) {
 			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
 		}
 		g, err = s.win.transpose(xs[2:], ws[2:])
@@ -167,7 +168,7 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !equal(rs, ys) {
+		if !slices.Equal(rs, ys) {
 			return nil, errs.New(errs.Runtime, "residual %v does not have the output shape %v", rs, ys)
 		}
 		bufs = append(bufs, rb)
@@ -194,18 +195,6 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 		return nil, err
 	}
 	return y, nil
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *run) pool(vs []tensor.Value) (*value, error) {
