@@ -8,93 +8,14 @@ package kernels
 
 // kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
 // and stores it into c (leading dimension ldc), or adds it to c when acc.
+// The scalar loop is gemm.go's micro4x8, which adds; a store clears first.
 func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
-	var c00, c01, c02, c03, c04, c05, c06, c07 float32
-	var c10, c11, c12, c13, c14, c15, c16, c17 float32
-	var c20, c21, c22, c23, c24, c25, c26, c27 float32
-	var c30, c31, c32, c33, c34, c35, c36, c37 float32
-	a, b = a[:4*k], b[:8*k]
-	for len(a) >= 4 && len(b) >= 8 {
-		a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
-		b0, b1, b2, b3, b4, b5, b6, b7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
-		c00 += a0 * b0
-		c01 += a0 * b1
-		c02 += a0 * b2
-		c03 += a0 * b3
-		c04 += a0 * b4
-		c05 += a0 * b5
-		c06 += a0 * b6
-		c07 += a0 * b7
-		c10 += a1 * b0
-		c11 += a1 * b1
-		c12 += a1 * b2
-		c13 += a1 * b3
-		c14 += a1 * b4
-		c15 += a1 * b5
-		c16 += a1 * b6
-		c17 += a1 * b7
-		c20 += a2 * b0
-		c21 += a2 * b1
-		c22 += a2 * b2
-		c23 += a2 * b3
-		c24 += a2 * b4
-		c25 += a2 * b5
-		c26 += a2 * b6
-		c27 += a2 * b7
-		c30 += a3 * b0
-		c31 += a3 * b1
-		c32 += a3 * b2
-		c33 += a3 * b3
-		c34 += a3 * b4
-		c35 += a3 * b5
-		c36 += a3 * b6
-		c37 += a3 * b7
-		a = a[4:]
-		b = b[8:]
+	if !acc {
+		for i := 0; i < MR; i++ {
+			clear(c[i*ldc : i*ldc+NR])
+		}
 	}
-	r0 := c[0:8:8]
-	r1 := c[1*ldc : 1*ldc+8 : 1*ldc+8]
-	r2 := c[2*ldc : 2*ldc+8 : 2*ldc+8]
-	r3 := c[3*ldc : 3*ldc+8 : 3*ldc+8]
-	if acc {
-		r0[0] += c00
-		r0[1] += c01
-		r0[2] += c02
-		r0[3] += c03
-		r0[4] += c04
-		r0[5] += c05
-		r0[6] += c06
-		r0[7] += c07
-		r1[0] += c10
-		r1[1] += c11
-		r1[2] += c12
-		r1[3] += c13
-		r1[4] += c14
-		r1[5] += c15
-		r1[6] += c16
-		r1[7] += c17
-		r2[0] += c20
-		r2[1] += c21
-		r2[2] += c22
-		r2[3] += c23
-		r2[4] += c24
-		r2[5] += c25
-		r2[6] += c26
-		r2[7] += c27
-		r3[0] += c30
-		r3[1] += c31
-		r3[2] += c32
-		r3[3] += c33
-		r3[4] += c34
-		r3[5] += c35
-		r3[6] += c36
-		r3[7] += c37
-		return
-	}
-	r0[0], r0[1], r0[2], r0[3], r0[4], r0[5], r0[6], r0[7] = c00, c01, c02, c03, c04, c05, c06, c07
-	r1[0], r1[1], r1[2], r1[3], r1[4], r1[5], r1[6], r1[7] = c10, c11, c12, c13, c14, c15, c16, c17
-	r2[0], r2[1], r2[2], r2[3], r2[4], r2[5], r2[6], r2[7] = c20, c21, c22, c23, c24, c25, c26, c27
-	r3[0], r3[1], r3[2], r3[3], r3[4], r3[5], r3[6], r3[7] = c30, c31, c32, c33, c34, c35, c36, c37
+	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
 }
 
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
