@@ -136,6 +136,7 @@ protoc_gen = (cd runtime/onnxpb && PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc
 # version line of their header is not compared, so another protoc 3.x release does not count as stale).
 check-generated:
 	$(GO) test -count=1 -run 'TestGeneratedFiles?UpToDate' ./tools/genspec/ ./tools/genpbwire/
+	$(GO) test -count=1 -run 'TestUpToDate' ./tools/genschema/
 	$(PROTOC_SETUP)
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && $(call protoc_gen,$$tmp) && \
 	for f in onnx.proto3.pb.go onnx-data.pb.go; do \
