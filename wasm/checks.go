@@ -209,21 +209,28 @@ func compareValues(args []js.Value) (func() (any, error), error) {
 	return func() (any, error) { return asJSON(compare.TensorStats(got, want, tol)) }, nil
 }
 
+// sessionAndFeeds loads args[0] (model bytes, returned too) and reads args[1]
+// (feeds by name, in the wire format) for diverge and recordValues.
+func sessionAndFeeds(args []js.Value) ([]byte, *runtime.Session, map[string]tensor.Value, error) {
+	model, err := copyBytes(args[0], "model")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := runtime.Load(model, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	feeds, err := feedsFromJS(s, args[1])
+	return model, s, feeds, err
+}
+
 // diverge(model, feeds: {name: wire}, {reference?: {value: wire tensor}, unoptimized?: boolean, rtol?, atol?})
 // → Promise<{diverged, divergence, summary}>.
 func divergeModel(args []js.Value) (func() (any, error), error) {
 	if len(args) < 3 {
 		return nil, argErr("diverge needs the model bytes, feeds and options")
 	}
-	model, err := copyBytes(args[0], "model")
-	if err != nil {
-		return nil, err
-	}
-	s, err := runtime.Load(model, nil)
-	if err != nil {
-		return nil, err
-	}
-	feeds, err := feedsFromJS(s, args[1])
+	model, s, feeds, err := sessionAndFeeds(args)
 	if err != nil {
 		return nil, err
 	}
@@ -274,15 +281,7 @@ func recordValues(args []js.Value) (func() (any, error), error) {
 	if len(args) < 2 {
 		return nil, argErr("recordValues needs the model bytes and feeds")
 	}
-	model, err := copyBytes(args[0], "model")
-	if err != nil {
-		return nil, err
-	}
-	s, err := runtime.Load(model, nil)
-	if err != nil {
-		return nil, err
-	}
-	feeds, err := feedsFromJS(s, args[1])
+	_, s, feeds, err := sessionAndFeeds(args)
 	if err != nil {
 		return nil, err
 	}
