@@ -56,10 +56,7 @@ func decodeModel(b []byte) (*pb.ModelProto, error) {
 // check(model: Uint8Array, {externalData?: [{path, data}]}) → Promise<{ok, errors, warnings, findings}>.
 // An undecodable model is a report with one MODEL_DECODE finding, not a rejection.
 func checkModel(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("check needs the model bytes")
-	}
-	model, err := copyBytes(args[0], "model")
+	model, err := bytesArg(args, "check needs the model bytes", "model")
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +85,7 @@ func checkModel(args []js.Value) (func() (any, error), error) {
 
 // inferShapes(model) → Promise<{values: {name: {name, type, elem, shape, why}}, problems: [...]}>.
 func inferShapes(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("inferShapes needs the model bytes")
-	}
-	model, err := copyBytes(args[0], "model")
+	model, err := bytesArg(args, "inferShapes needs the model bytes", "model")
 	if err != nil {
 		return nil, err
 	}
@@ -111,10 +105,7 @@ func inferShapes(args []js.Value) (func() (any, error), error) {
 
 // printGraph(model, {json?: boolean}) → Promise<string | model document>.
 func printGraph(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("printGraph needs the model bytes")
-	}
-	model, err := copyBytes(args[0], "model")
+	model, err := bytesArg(args, "printGraph needs the model bytes", "model")
 	if err != nil {
 		return nil, err
 	}
@@ -313,10 +304,7 @@ func recordValues(args []js.Value) (func() (any, error), error) {
 
 // readNpy(bytes) → Promise<wire tensor | {name: wire tensor}>: a .npy file gives one tensor, an .npz (a zip) an object by array name.
 func readNpy(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("readNpy needs bytes")
-	}
-	b, err := copyBytes(args[0], "bytes")
+	b, err := bytesArg(args, "readNpy needs bytes", "bytes")
 	if err != nil {
 		return nil, err
 	}

@@ -406,10 +406,7 @@ func memory([]js.Value) (any, error) {
 // the ONNX test data files. Internal: the package's tests use it to read
 // conformance data through the same conversions as real outputs.
 func decode(args []js.Value) (func() (any, error), error) {
-	if len(args) < 1 {
-		return nil, argErr("decode needs bytes")
-	}
-	b, err := copyBytes(args[0], "bytes")
+	b, err := bytesArg(args, "decode needs bytes", "bytes")
 	if err != nil {
 		return nil, err
 	}
@@ -444,6 +441,15 @@ func copyBytes(v js.Value, what string) ([]byte, error) {
 	b := make([]byte, v.Get("byteLength").Int())
 	js.CopyBytesToGo(b, v)
 	return b, nil
+}
+
+// bytesArg copies args[0], the bytes a bridge function works on; missing
+// says what the function needs when there is no argument.
+func bytesArg(args []js.Value, missing, what string) ([]byte, error) {
+	if len(args) < 1 {
+		return nil, argErr("%s", missing)
+	}
+	return copyBytes(args[0], what)
 }
 
 // modelArgs reads the (model bytes, session options) arguments of load and

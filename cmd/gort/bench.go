@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gort-dev/gort/runtime"
 )
 
 // benchResult is bench's JSON form (the Node CLI writes the same document).
@@ -38,14 +37,9 @@ func cmdBench(e *env, args []string) int {
 		fmt.Fprintln(e.err, "gort bench: --runs must be at least 1")
 		return exitUsage
 	}
-	s, create, code := e.load(pos[0], runtime.OptimizeAll)
+	s, create, feeds, notes, code := e.loadWithFeeds(pos[0], d)
 	if s == nil {
 		return code
-	}
-	feeds, notes, err := d.feeds(s)
-	if err != nil {
-		fmt.Fprintf(e.err, "gort: %v\n", err)
-		return exitUsage
 	}
 	times := make([]time.Duration, 0, *runs)
 	for r := 0; r < *runs; r++ {

@@ -33,6 +33,22 @@ func (e *env) load(path string, opt runtime.OptimizationLevel) (*runtime.Session
 	return s, time.Since(t0), 0
 }
 
+// loadWithFeeds loads the model (optimised) and reads its feeds from the
+// data flags, as run, compare, diverge and bench start; a nil session comes
+// with the exit code, the error already written.
+func (e *env) loadWithFeeds(path string, d *dataFlags) (*runtime.Session, time.Duration, map[string]tensor.Value, []string, int) {
+	s, loadTime, code := e.load(path, runtime.OptimizeAll)
+	if s == nil {
+		return nil, 0, nil, nil, code
+	}
+	feeds, notes, err := d.feeds(s)
+	if err != nil {
+		fmt.Fprintf(e.err, "gort: %v\n", err)
+		return nil, 0, nil, nil, exitUsage
+	}
+	return s, loadTime, feeds, notes, 0
+}
+
 // progressTrace shows "node i/N" on a terminal's stderr during long runs.
 func (e *env) progressTrace(s *runtime.Session) func(*graph.Node, []tensor.Value) {
 	if !e.progress {
@@ -73,16 +89,12 @@ func cmdRun(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	s, loadTime, code := e.load(pos[0], runtime.OptimizeAll)
+	s, loadTime, feeds, notes, code := e.loadWithFeeds(pos[0], d)
 	if s == nil {
 		return code
 	}
-	feeds, notes, err := d.feeds(s)
-	if err != nil {
-		fmt.Fprintf(e.err, "gort: %v\n", err)
-		return exitUsage
-	}
 	var out map[string]tensor.Value
+	var err error
 	var best time.Duration
 	for r := 0; r < max(*repeat, 1); r++ {
 		t0 := time.Now()
@@ -208,14 +220,9 @@ func cmdCompare(e *env, args []string) int {
 		fmt.Fprintln(e.err, "gort compare: give --data DIR or --expected FILE")
 		return exitUsage
 	}
-	s, _, code := e.load(pos[0], runtime.OptimizeAll)
+	s, _, feeds, notes, code := e.loadWithFeeds(pos[0], d)
 	if s == nil {
 		return code
-	}
-	feeds, notes, err := d.feeds(s)
-	if err != nil {
-		fmt.Fprintf(e.err, "gort: %v\n", err)
-		return exitUsage
 	}
 	want, err := d.expectedValues(s)
 	if err != nil {
@@ -321,18 +328,14 @@ func cmdDiverge(e *env, args []string) int {
 		fmt.Fprintln(e.err, "gort diverge: give exactly one of --reference or --unoptimized")
 		return exitUsage
 	}
-	s, _, code := e.load(pos[0], runtime.OptimizeAll)
+	s, _, feeds, notes, code := e.loadWithFeeds(pos[0], d)
 	if s == nil {
 		return code
-	}
-	feeds, notes, err := d.feeds(s)
-	if err != nil {
-		fmt.Fprintf(e.err, "gort: %v\n", err)
-		return exitUsage
 	}
 	tol := compare.Tolerance{Rtol: *rtol, Atol: *atol}
 	var div *diverge.Divergence
 	var sum diverge.Summary
+	var err error
 	if *unopt {
 		plain, _, code := e.load(pos[0], runtime.OptimizeDisabled)
 		if plain == nil {
