@@ -7,7 +7,6 @@ import (
 	"slices"
 	"text/tabwriter"
 	"time"
-
 )
 
 // benchResult is bench's JSON form (the Node CLI writes the same document).
