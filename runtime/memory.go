@@ -87,15 +87,23 @@ func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimat
 			inputs[name] = graph.Type{Kind: graph.KindTensor, Elem: t.DType(), Shape: shape}
 		}
 	}
-	inf := shapes.Model(s.model.Proto, &shapes.Options{Registry: s.opts.Registry, Inputs: inputs})
+	// Feeds of exactly the declared static shapes need no new inference:
+	// the types inferred at load already hold.
+	types := s.types
+	if types == nil || !s.matchesDeclared(inputs) {
+		types = map[string]graph.Type{}
+		for name, info := range shapes.Model(s.model.Proto, &shapes.Options{Registry: s.opts.Registry, Inputs: inputs}).Values {
+			types[name] = info.Type
+		}
+	}
 	est := &estimate{}
 	bytesOf := func(name string) (int64, bool) {
-		info := inf.Values[name]
-		if !info.ShapeKnown() || info.Type.Elem == tensor.Undefined {
+		t, ok := types[name]
+		if !ok || t.Kind != graph.KindTensor || t.Shape == nil || t.Elem == tensor.Undefined {
 			return 0, false
 		}
 		n := int64(1)
-		for _, d := range info.Type.Shape {
+		for _, d := range t.Shape {
 			if !d.Known() {
 				return 0, false
 			}
@@ -104,7 +112,7 @@ func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimat
 			}
 			n *= d.Value
 		}
-		return n * int64(info.Type.Elem.ElemBytes()), true
+		return n * int64(t.Elem.ElemBytes()), true
 	}
 	est.mem = p.Estimate(bytesOf)
 	// A single value over the per-tensor budget fails now rather than
@@ -130,6 +138,28 @@ func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimat
 		}
 	}
 	return est
+}
+
+// matchesDeclared reports whether the feeds' types are the declared input
+// types, every dim fixed (so inference at load saw the same shapes).
+func (s *Session) matchesDeclared(inputs map[string]graph.Type) bool {
+	for name, t := range inputs {
+		d, ok := s.declared[name]
+		if !ok || d.Kind != graph.KindTensor || d.Elem != t.Elem || len(d.Shape) != len(t.Shape) || d.Shape == nil {
+			return false
+		}
+		for i, dim := range d.Shape {
+			if !dim.Known() || dim.Value != t.Shape[i].Value {
+				return false
+			}
+		}
+	}
+	for _, in := range s.inputs {
+		if _, fed := inputs[in.Name]; !fed {
+			return false
+		}
+	}
+	return true
 }
 
 // feedSignature identifies the feeds' dtypes and shapes.

@@ -113,8 +113,11 @@ type Session struct {
 	pool          *exec.Pool
 	estimates     sync.Map // estimateKey → *estimate
 	estimateCount atomic.Int64
-	types         map[string]graph.Type
-	deviceLost    atomic.Bool
+	// declared are the inputs' types (FreeDimensionOverrides applied);
+	// types are every value's type inferred from them at load.
+	declared   map[string]graph.Type
+	types      map[string]graph.Type
+	deviceLost atomic.Bool
 }
 
 // IOInfo describes a graph input or output.
@@ -163,13 +166,13 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	}
 	// Inferred types let the plan prove shapes equal (residual fusion,
 	// no-op Reshape); symbolic dims are bound by FreeDimensionOverrides.
-	declared := map[string]graph.Type{}
+	s.declared = map[string]graph.Type{}
 	for _, in := range m.Graph.Inputs {
-		declared[in.Name] = s.override(in.Type)
+		s.declared[in.Name] = s.override(in.Type)
 	}
 	if o.Optimization != OptimizeDisabled || o.Accelerator != nil {
 		s.types = map[string]graph.Type{}
-		for name, info := range shapes.Model(m.Proto, &shapes.Options{Registry: o.Registry, Inputs: declared}).Values {
+		for name, info := range shapes.Model(m.Proto, &shapes.Options{Registry: o.Registry, Inputs: s.declared}).Values {
 			s.types[name] = info.Type
 		}
 	}
