@@ -10,7 +10,6 @@
 package plan
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/gort-dev/gort/runtime/errs"
@@ -139,9 +138,9 @@ type Plan struct {
 
 	graph     *graph.Graph
 	neededAll []bool
-	// folded holds every constant of the plan and its subgraphs
+	// constSet holds every constant of the plan and its subgraphs
 	// (initializers and folded values).
-	folded map[*tensor.Tensor]bool
+	constSet map[*tensor.Tensor]bool
 }
 
 // Report records what compilation changed, for the capability report.
@@ -157,7 +156,7 @@ type Report struct {
 // IsConst reports whether t is one of the plan's constants (initializers
 // or folded values, in this plan or its subgraphs): the session must copy,
 // not hand out, such values.
-func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.folded[t] }
+func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.constSet[t] }
 
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
@@ -205,7 +204,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 // build assigns slots, builds kernels and computes lifetimes.
 func (c *compiler) build(w *workGraph) (*Plan, error) {
 	g := w.g
-	p := &Plan{Name: g.Name, SlotOf: map[string]int{}, graph: g, folded: w.foldedSet}
+	p := &Plan{Name: g.Name, SlotOf: map[string]int{}, graph: g, constSet: w.foldedSet}
 	slot := func(name string) int {
 		if s, ok := p.SlotOf[name]; ok {
 			return s
@@ -274,14 +273,14 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		p.Consts[s] = v
 	}
 	for _, t := range g.Initializers {
-		p.folded[t] = true
+		p.constSet[t] = true
 	}
 	p.planFrees()
 	p.neededAll = p.Needed(p.Outputs)
 	for _, st := range p.Steps {
 		for _, sp := range st.Subplans {
-			for t := range sp.folded {
-				p.folded[t] = true
+			for t := range sp.constSet {
+				p.constSet[t] = true
 			}
 		}
 	}
@@ -453,15 +452,6 @@ func (p *Plan) Walk(f func(*Step)) {
 			sp.Walk(f)
 		}
 	}
-}
-
-// String lists the steps, one per line (for debugging and reports).
-func (p *Plan) String() string {
-	s := ""
-	for _, st := range p.Steps {
-		s += fmt.Sprintf("%s %s %v -> %v\n", st.Device, st.Node.OpType, st.Node.Inputs, st.Node.Outputs)
-	}
-	return s
 }
 
 // InputNames implements op.Subgraph.
