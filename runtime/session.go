@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/exec"
@@ -281,6 +282,8 @@ type RunOptions struct {
 	Yield func()
 	// Trace receives every node's outputs (for node-by-node comparison).
 	Trace func(n *graph.Node, outputs []tensor.Value)
+	// Profile is told how long each node took (see exec.Options.Profile).
+	Profile func(n *graph.Node, d time.Duration)
 }
 
 // Run executes the model. feeds maps input names to values; outputs selects
@@ -320,7 +323,7 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	if err := s.checkMemory(p, feeds); err != nil {
 		return nil, err
 	}
-	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Pool: s.pool,
+	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Profile: ro.Profile, Pool: s.pool,
 		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost})
 	if err != nil {
 		return nil, err

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
+	"io"
 	"math"
 	"slices"
+	"sort"
 	"text/tabwriter"
 	"time"
 )
@@ -28,6 +32,7 @@ func cmdBench(e *env, args []string) int {
 	f := newFlags(e, "bench", "model.onnx", "Loads the model once and runs it N times on the same inputs: the cold create (load and\nplan), the first run, and the median and 90th percentile of the runs after the first.")
 	d := addDataFlags(f, false)
 	runs := f.Int("runs", 10, "number of runs, the first included")
+	profile := f.Bool("profile", false, "also print where the steady-state time goes: per op type and the slowest nodes")
 	pos, code, ok := f.parse(args, 1)
 	if !ok {
 		return code
@@ -41,12 +46,17 @@ func cmdBench(e *env, args []string) int {
 		return code
 	}
 	times := make([]time.Duration, 0, *runs)
+	prof := newProfile()
 	for r := 0; r < *runs; r++ {
 		if e.progress {
 			fmt.Fprintf(e.err, "\r  run %d/%d", r+1, *runs)
 		}
+		var ro runtime.RunOptions
+		if *profile && (r > 0 || *runs == 1) {
+			ro.Profile = prof.add
+		}
 		t0 := time.Now()
-		_, err := s.Run(context.Background(), feeds)
+		_, err := s.RunWith(context.Background(), feeds, nil, ro)
 		times = append(times, time.Since(t0))
 		if err != nil {
 			e.endProgress()
@@ -75,7 +85,70 @@ func cmdBench(e *env, args []string) int {
 	fmt.Fprintf(tw, "  median\t%v\n", median.Round(time.Microsecond))
 	fmt.Fprintf(tw, "  p90\t%v\n", p90.Round(time.Microsecond))
 	tw.Flush()
+	if *profile {
+		prof.print(e.out, max(*runs-1, 1))
+	}
 	return exitOK
+}
+
+// profile sums kernel time per node and per op type over the profiled runs.
+type profile struct {
+	byNode map[*graph.Node]time.Duration
+	order  []*graph.Node
+}
+
+func newProfile() *profile { return &profile{byNode: map[*graph.Node]time.Duration{}} }
+
+func (p *profile) add(n *graph.Node, d time.Duration) {
+	if _, ok := p.byNode[n]; !ok {
+		p.order = append(p.order, n)
+	}
+	p.byNode[n] += d
+}
+
+// print writes the time per run by op type, then the 15 slowest nodes.
+func (p *profile) print(w io.Writer, runs int) {
+	var total time.Duration
+	type row struct {
+		name  string
+		d     time.Duration
+		count int
+	}
+	byOp := map[string]*row{}
+	for _, n := range p.order {
+		d := p.byNode[n]
+		total += d
+		key := n.OpType
+		if n.Fused != nil && len(n.Fused.Fused) > 0 {
+			key += " (fused)"
+		}
+		r := byOp[key]
+		if r == nil {
+			r = &row{name: key}
+			byOp[key] = r
+		}
+		r.d += d
+		r.count++
+	}
+	var ops []*row
+	for _, r := range byOp {
+		ops = append(ops, r)
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i].d > ops[j].d })
+	per := func(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(runs)/1e6) }
+	pct := func(d time.Duration) string { return fmt.Sprintf("%.1f%%", 100*float64(d)/float64(max(total, 1))) }
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  profile (per run, kernels only)\t%s\n", per(total))
+	for _, r := range ops {
+		fmt.Fprintf(tw, "    %s ×%d\t%s\t%s\n", r.name, r.count, per(r.d), pct(r.d))
+	}
+	nodes := slices.Clone(p.order)
+	sort.SliceStable(nodes, func(i, j int) bool { return p.byNode[nodes[i]] > p.byNode[nodes[j]] })
+	fmt.Fprintf(tw, "  slowest nodes\t\t\n")
+	for _, n := range nodes[:min(15, len(nodes))] {
+		fmt.Fprintf(tw, "    %s (%s)\t%s\t%s\n", n.Name, n.OpType, per(p.byNode[n]), pct(p.byNode[n]))
+	}
+	tw.Flush()
 }
 
 // percentile is the nearest-rank p-th percentile of ascending durations.

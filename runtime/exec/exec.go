@@ -10,6 +10,7 @@ import (
 	rt "runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
@@ -27,6 +28,10 @@ type Options struct {
 	// Trace, when set, receives every node's outputs as they are produced
 	// (used to compare backends node by node).
 	Trace func(n *graph.Node, outputs []tensor.Value)
+	// Profile, when set, is told how long each step took (kernel time,
+	// including waiting for a device); unlike Trace it keeps buffer reuse on,
+	// so the figures are those of a normal run.
+	Profile func(n *graph.Node, d time.Duration)
 	// Pool, when set, recycles float32 buffers between values whose
 	// lifetimes do not overlap, within and across runs.
 	Pool *Pool
@@ -161,9 +166,16 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			return nil, errs.New(errs.Aborted, "run aborted before node %s: %v", st.Node.Name, context.Cause(r.ctx))
 		}
 		r.yield()
+		var t0 time.Time
+		if r.opts.Profile != nil {
+			t0 = time.Now()
+		}
 		outs, err := r.step(st, f)
 		if err != nil {
 			return nil, err
+		}
+		if r.opts.Profile != nil {
+			r.opts.Profile(st.Node, time.Since(t0))
 		}
 		for j, s := range st.Out {
 			if s < 0 {
