@@ -93,8 +93,7 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		defer winoPool.Put(ws)
 		ww := cw.wino
 		if ww == nil {
-			ws.u = grow(ws.u, 16*mg*cg)
-			ww = newWinoWeights(cw.W, mg, cg, ws.u, &ws.packs)
+			ww = newWinoWeights(cw.W, mg, cg, &ws.packs)
 		}
 		ep := Epilogue{RowBias: a.Bias, Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
 		for n := 0; n < a.N; n++ {
@@ -233,74 +232,84 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 		s.blockND(p0, kb, j0, nb, dst)
 		return dst, ps
 	}
-	g := s.g
-	W, OW := g.In[1], g.Out[1]
-	sh, sw := g.Strides[0], g.Strides[1]
+	OW := s.g.Out[1]
 	rows := s.rows[p0 : p0+kb]
-	oh0, ow0 := j0/OW, j0%OW
+	oh, ow := j0/OW, j0%OW
 	for q := 0; q*NR < nb; q++ {
-		panel := dst[q*ps : q*ps+ps]
-		lanes := min(NR, nb-q*NR)
-		// The panel's pixels: NR consecutive ones starting at (oh0, ow0).
-		oh, ow := oh0, ow0
-		if lanes == NR && ow+NR <= OW {
-			// One output row: per im2col row, all NR lanes valid or a
-			// per-lane check at the borders.
-			for p := range rows {
-				r := &rows[p]
-				d := (*[NR]float32)(panel[p*NR : p*NR+NR])
-				if oh < r.hlo || oh >= r.hhi {
-					zero8(d)
-					continue
-				}
-				src := s.x[r.base+(oh*sh+r.offH)*W:]
-				if ow >= r.wlo && ow+NR <= r.whi {
-					iw := ow*sw + r.offW
-					if sw == 1 {
-						copy8(d, (*[NR]float32)(src[iw:iw+NR]))
-					} else {
-						src = src[iw : iw+(NR-1)*sw+1]
-						for l := range d {
-							d[l] = src[l*sw]
-						}
-					}
-					continue
-				}
-				for l := range d {
-					o := ow + l
-					if o >= r.wlo && o < r.whi {
-						d[l] = src[o*sw+r.offW]
-					} else {
-						d[l] = 0
-					}
-				}
-			}
-		} else {
-			// The panel wraps to the next output row (or is the last,
-			// partial one): lane by lane.
-			for p := range rows {
-				r := &rows[p]
-				d := panel[p*NR : p*NR+NR]
-				h, w := oh, ow
-				for l := 0; l < NR; l++ {
-					var v float32
-					if l < lanes && h >= r.hlo && h < r.hhi && w >= r.wlo && w < r.whi {
-						v = s.x[r.base+(h*sh+r.offH)*W+w*sw+r.offW]
-					}
-					d[l] = v
-					if w++; w == OW {
-						w, h = 0, h+1
-					}
-				}
-			}
-		}
-		ow0 += NR
-		for ow0 >= OW {
-			ow0 -= OW
-			oh0++
+		s.panel(rows, dst[q*ps:q*ps+ps], oh, ow, min(NR, nb-q*NR))
+		ow += NR
+		for ow >= OW {
+			ow -= OW
+			oh++
 		}
 	}
 	return dst, ps
+}
+
+// panel writes one packed panel: the im2col rows rows for the NR pixels
+// starting at output pixel (oh, ow), of which the first lanes exist (the
+// others are zero). It is a function of its own, called once per panel, so
+// that in WebAssembly V8 replaces its baseline code with optimised code
+// within the first convolution (a loop over all of a block's panels inside
+// block would run baseline code to the end of the block: wasm has no
+// on-stack replacement).
+//
+//go:noinline
+func (s *im2colB) panel(rows []im2colRow, panel []float32, oh, ow, lanes int) {
+	g := s.g
+	W, OW := g.In[1], g.Out[1]
+	sh, sw := g.Strides[0], g.Strides[1]
+	if lanes == NR && ow+NR <= OW {
+		// One output row: per im2col row, all NR lanes valid or a
+		// per-lane check at the borders.
+		for p := range rows {
+			r := &rows[p]
+			d := (*[NR]float32)(panel[p*NR : p*NR+NR])
+			if oh < r.hlo || oh >= r.hhi {
+				zero8(d)
+				continue
+			}
+			src := s.x[r.base+(oh*sh+r.offH)*W:]
+			if ow >= r.wlo && ow+NR <= r.whi {
+				iw := ow*sw + r.offW
+				if sw == 1 {
+					copy8(d, (*[NR]float32)(src[iw:iw+NR]))
+				} else {
+					src = src[iw : iw+(NR-1)*sw+1]
+					for l := range d {
+						d[l] = src[l*sw]
+					}
+				}
+				continue
+			}
+			for l := range d {
+				o := ow + l
+				if o >= r.wlo && o < r.whi {
+					d[l] = src[o*sw+r.offW]
+				} else {
+					d[l] = 0
+				}
+			}
+		}
+		return
+	}
+	// The panel wraps to the next output row (or is the last, partial
+	// one): lane by lane.
+	for p := range rows {
+		r := &rows[p]
+		d := panel[p*NR : p*NR+NR]
+		h, w := oh, ow
+		for l := 0; l < NR; l++ {
+			var v float32
+			if l < lanes && h >= r.hlo && h < r.hhi && w >= r.wlo && w < r.whi {
+				v = s.x[r.base+(h*sh+r.offH)*W+w*sw+r.offW]
+			}
+			d[l] = v
+			if w++; w == OW {
+				w, h = 0, h+1
+			}
+		}
+	}
 }
 
 // blockND is im2colB.block for spatial ranks other than 2, one element at a

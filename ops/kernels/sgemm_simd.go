@@ -163,7 +163,12 @@ func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32
 	zero, one := archsimd.BroadcastFloat32x4(0), archsimd.BroadcastFloat32x4(1)
 	va, vbe := archsimd.BroadcastFloat32x4(al), archsimd.BroadcastFloat32x4(be)
 	six, half := archsimd.BroadcastFloat32x4(6), archsimd.BroadcastFloat32x4(0.5)
-	for i := 0; i < n; i += 4 {
+	i0 := 0
+	if hasBias && colBias == nil && (act == ActNone || act == ActRelu) {
+		biasReluRow(x[:n], vb, res, act == ActRelu)
+		i0 = n
+	}
+	for i := i0; i < n; i += 4 {
 		v := archsimd.LoadFloat32x4(x[i : i+4])
 		if hasBias {
 			v = v.Add(vb)
@@ -200,6 +205,34 @@ func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32
 		rs = res[n:]
 	}
 	epilogueRowScalar(x[n:], hasBias, bias, cb, rs, act, al, be)
+}
+
+// biasReluRow is epilogueRow's loop for a convolution's usual epilogue, a
+// bias, then the residual if any, then ReLU if relu (len(x) a multiple of
+// 4): one branch per vector instead of five, so even V8's baseline code,
+// which runs the first calls in WebAssembly, is quick.
+func biasReluRow(x []float32, vb f32x4, res []float32, relu bool) {
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	end := uintptr(len(x)) * 4
+	var zero f32x4
+	if res == nil {
+		for o := uintptr(0); o < end; o += 16 {
+			v := ld4(px, o).Add(vb)
+			if relu {
+				v = zero.IfElse(v.Less(zero), v)
+			}
+			st4(v, px, o)
+		}
+		return
+	}
+	pr := unsafe.Pointer(unsafe.SliceData(res[:len(x)]))
+	for o := uintptr(0); o < end; o += 16 {
+		v := ld4(px, o).Add(vb).Add(ld4(pr, o))
+		if relu {
+			v = zero.IfElse(v.Less(zero), v)
+		}
+		st4(v, px, o)
+	}
 }
 
 // activateSimple vectorises the piecewise-linear activations with the

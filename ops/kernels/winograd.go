@@ -44,12 +44,45 @@ type winoWeights struct {
 	u [16]*PackedA
 }
 
-// winoTransformWeights writes U_ξ[m][c] into u (16 × M × C) from the 3×3
-// weights w (M × C × 9).
-func winoTransformWeights(w []float32, m, c int, u []float32) {
-	mc := m * c
-	for i := 0; i < mc; i++ {
-		g := w[i*9 : i*9+9 : i*9+9]
+// newWinoWeights transforms and packs 3×3 weights (M × C × 9). With packs,
+// the packed matrices reuse (and overwrite) its buffers.
+//
+// Each U_ξ[m][c] is written straight into its place in the packed layout,
+// with no unpacked 16 × M × C intermediate to allocate and pack again, and
+// the work runs one output channel per call of winoPackChannel: in
+// WebAssembly a loop over all of M × C inside one call would run V8's
+// baseline code to the end (there is no on-stack replacement), while a
+// function called M times is tiered up after a few.
+func newWinoWeights(w []float32, m, c int, packs *[16]PackedA) *winoWeights {
+	ww := &winoWeights{}
+	var dst [16][]float32
+	n := roundUp(m, MR) * c
+	for x := range dst {
+		if packs != nil {
+			packs[x] = PackedA{M: m, K: c, data: grow(packs[x].data, n)}
+			// The last panel's padding rows must read as zero.
+			clear(packs[x].data[(m/MR)*MR*c:])
+			ww.u[x] = &packs[x]
+		} else {
+			ww.u[x] = &PackedA{M: m, K: c, data: make([]float32, n)}
+		}
+		dst[x] = ww.u[x].data
+	}
+	for i := 0; i < m; i++ {
+		winoPackChannel(w[i*c*9:(i+1)*c*9], (i/MR)*MR*c+i%MR, &dst)
+	}
+	return ww
+}
+
+// winoPackChannel writes U_ξ = G g Gᵀ for the C kernels g of one output
+// channel (w: C × 9) into the 16 packed matrices dst[ξ], input channel c's
+// at off + c·MR (the PackedA layout of row m: off = (m/MR)·MR·C + m%MR).
+//
+//go:noinline
+func winoPackChannel(w []float32, off int, dst *[16][]float32) {
+	for ci := 0; ci*9 < len(w); ci++ {
+		g := w[ci*9 : ci*9+9 : ci*9+9]
+		o := off + ci*MR
 		// t = G g (4×3), then U = t Gᵀ (4×4).
 		var t [4][3]float32
 		for j := 0; j < 3; j++ {
@@ -61,32 +94,12 @@ func winoTransformWeights(w []float32, m, c int, u []float32) {
 		}
 		for r := 0; r < 4; r++ {
 			a0, a1, a2 := t[r][0], t[r][1], t[r][2]
-			u[(r*4+0)*mc+i] = a0
-			u[(r*4+1)*mc+i] = 0.5 * (a0 + a1 + a2)
-			u[(r*4+2)*mc+i] = 0.5 * (a0 - a1 + a2)
-			u[(r*4+3)*mc+i] = a2
+			dst[r*4+0][o] = a0
+			dst[r*4+1][o] = 0.5 * (a0 + a1 + a2)
+			dst[r*4+2][o] = 0.5 * (a0 - a1 + a2)
+			dst[r*4+3][o] = a2
 		}
 	}
-}
-
-// newWinoWeights transforms and packs 3×3 weights (M × C × 9); scratch, when
-// large enough, holds the unpacked transform.
-func newWinoWeights(w []float32, m, c int, scratch []float32, packs *[16]PackedA) *winoWeights {
-	u := grow(scratch, 16*m*c)
-	winoTransformWeights(w, m, c, u)
-	ww := &winoWeights{}
-	for x := 0; x < 16; x++ {
-		if packs != nil {
-			packs[x] = PackedA{M: m, K: c, data: grow(packs[x].data, roundUp(m, MR)*c)}
-			for i := 0; i < m; i += MR {
-				packAPanel(false, u[x*m*c:(x+1)*m*c], c, i, min(MR, m-i), 0, c, 1, packs[x].data[i*c:(i+MR)*c])
-			}
-			ww.u[x] = &packs[x]
-			continue
-		}
-		ww.u[x] = PackA(false, m, c, 1, u[x*m*c:(x+1)*m*c], c)
-	}
-	return ww
 }
 
 // PackWinograd prepares constant 3×3 weights of one group for Winograd
@@ -94,7 +107,7 @@ func newWinoWeights(w []float32, m, c int, scratch []float32, packs *[16]PackedA
 // is dropped, as Conv will not use it.
 func (cw *ConvWeights) PackWinograd() {
 	c := cw.KDim / 9
-	cw.wino = newWinoWeights(cw.W, cw.M, c, nil, nil)
+	cw.wino = newWinoWeights(cw.W, cw.M, c, nil)
 	cw.packed = nil
 }
 
@@ -102,7 +115,6 @@ var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
 
 // winoScratch is the pooled scratch of the Winograd path.
 type winoScratch struct {
-	u     []float32
 	packs [16]PackedA
 	v     []float32 // 16 packed C × tb blocks
 	mo    []float32 // 16 M × tb GEMM outputs
