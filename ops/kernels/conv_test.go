@@ -91,3 +91,23 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Errorf("SgemmPackedB: %v allocations per run", n)
 	}
 }
+
+// BenchmarkPackWeights is the create-time preparation of constant weights:
+// the GEMM packing of a 1×1 layer and the Winograd transform of a 3×3 one
+// (ResNet-50 sizes).
+func BenchmarkPackWeights(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	for _, cb := range []convBench{{1024, 2048, 7, 7, 1, 1, 1}, {256, 256, 14, 14, 3, 1, 1}} {
+		b.Run(fmt.Sprintf("c%d-m%d-k%d", cb.c, cb.m, cb.k), func(b *testing.B) {
+			kdim := cb.c * cb.k * cb.k
+			w := randSlice(r, cb.m*kdim)
+			b.SetBytes(int64(4 * len(w)))
+			for i := 0; i < b.N; i++ {
+				cw := NewConvWeights(w, cb.m, 1, kdim, cb.k != 3) // as ops/nn's packWeights
+				if cb.k == 3 {
+					cw.PackWinograd()
+				}
+			}
+		})
+	}
+}

@@ -47,12 +47,12 @@ type winoWeights struct {
 // newWinoWeights transforms and packs 3×3 weights (M × C × 9). With packs,
 // the packed matrices reuse (and overwrite) its buffers.
 //
-// Each U_ξ[m][c] is written straight into its place in the packed layout,
-// with no unpacked 16 × M × C intermediate to allocate and pack again, and
-// the work runs one output channel per call of winoPackChannel: in
-// WebAssembly a loop over all of M × C inside one call would run V8's
-// baseline code to the end (there is no on-stack replacement), while a
-// function called M times is tiered up after a few.
+// Each U_ξ is written straight into its packed layout, with no unpacked
+// 16 × M × C intermediate to allocate and pack again, one panel of MR
+// output channels per call of winoPackPanel: in WebAssembly a loop over all
+// of M × C inside one call would run V8's baseline code to the end (there is
+// no on-stack replacement), while a function called M/MR times is tiered up
+// after a few calls.
 func newWinoWeights(w []float32, m, c int, packs *[16]PackedA) *winoWeights {
 	ww := &winoWeights{}
 	var dst [16][]float32
@@ -60,46 +60,45 @@ func newWinoWeights(w []float32, m, c int, packs *[16]PackedA) *winoWeights {
 	for x := range dst {
 		if packs != nil {
 			packs[x] = PackedA{M: m, K: c, data: grow(packs[x].data, n)}
-			// The last panel's padding rows must read as zero.
-			clear(packs[x].data[(m/MR)*MR*c:])
 			ww.u[x] = &packs[x]
 		} else {
 			ww.u[x] = &PackedA{M: m, K: c, data: make([]float32, n)}
 		}
 		dst[x] = ww.u[x].data
 	}
-	for i := 0; i < m; i++ {
-		winoPackChannel(w[i*c*9:(i+1)*c*9], (i/MR)*MR*c+i%MR, &dst)
+	for i := 0; i < m; i += MR {
+		rows := min(MR, m-i)
+		winoPackPanel(w[i*c*9:(i+rows)*c*9], rows, c, i*c, &dst)
 	}
 	return ww
 }
 
-// winoPackChannel writes U_ξ = G g Gᵀ for the C kernels g of one output
-// channel (w: C × 9) into the 16 packed matrices dst[ξ], input channel c's
-// at off + c·MR (the PackedA layout of row m: off = (m/MR)·MR·C + m%MR).
+// winoPackPanel writes U_ξ = G g Gᵀ for the kernels g of rows (≤ MR) output
+// channels (w: rows × C × 9) as the panel at base of each packed matrix
+// dst[ξ] (input channel c's MR values at base + c·MR; rows past rows zero).
 //
 //go:noinline
-func winoPackChannel(w []float32, off int, dst *[16][]float32) {
-	for ci := 0; ci*9 < len(w); ci++ {
-		g := w[ci*9 : ci*9+9 : ci*9+9]
-		o := off + ci*MR
-		// t = G g (4×3), then U = t Gᵀ (4×4).
-		var t [4][3]float32
-		for j := 0; j < 3; j++ {
-			g0, g1, g2 := g[j], g[3+j], g[6+j]
-			t[0][j] = g0
-			t[1][j] = 0.5 * (g0 + g1 + g2)
-			t[2][j] = 0.5 * (g0 - g1 + g2)
-			t[3][j] = g2
+func winoPackPanel(w []float32, rows, c, base int, dst *[16][]float32) {
+	var u [16][MR]float32 // lanes past rows stay zero
+	for ci := 0; ci < c; ci++ {
+		for r := 0; r < rows; r++ {
+			g := (*[9]float32)(w[(r*c+ci)*9 : (r*c+ci)*9+9])
+			// t = G g (4×3), row by row, then U = t Gᵀ (4×4).
+			u[0][r], u[1][r], u[2][r], u[3][r] = winoG(g[0], g[1], g[2])
+			u[4][r], u[5][r], u[6][r], u[7][r] = winoG(0.5*(g[0]+g[3]+g[6]), 0.5*(g[1]+g[4]+g[7]), 0.5*(g[2]+g[5]+g[8]))
+			u[8][r], u[9][r], u[10][r], u[11][r] = winoG(0.5*(g[0]-g[3]+g[6]), 0.5*(g[1]-g[4]+g[7]), 0.5*(g[2]-g[5]+g[8]))
+			u[12][r], u[13][r], u[14][r], u[15][r] = winoG(g[6], g[7], g[8])
 		}
-		for r := 0; r < 4; r++ {
-			a0, a1, a2 := t[r][0], t[r][1], t[r][2]
-			dst[r*4+0][o] = a0
-			dst[r*4+1][o] = 0.5 * (a0 + a1 + a2)
-			dst[r*4+2][o] = 0.5 * (a0 - a1 + a2)
-			dst[r*4+3][o] = a2
+		o := base + ci*MR
+		for x := range u {
+			*(*[MR]float32)(dst[x][o : o+MR]) = u[x]
 		}
 	}
+}
+
+// winoG is one row of t·Gᵀ: (a0, ½(a0+a1+a2), ½(a0−a1+a2), a2).
+func winoG(a0, a1, a2 float32) (float32, float32, float32, float32) {
+	return a0, 0.5 * (a0 + a1 + a2), 0.5 * (a0 - a1 + a2), a2
 }
 
 // PackWinograd prepares constant 3×3 weights of one group for Winograd

@@ -155,8 +155,11 @@ func (c *convAttrs) packWeights(w *tensor.Tensor) *kernels.ConvWeights {
 		return nil
 	}
 	kdim := tensor.MustSize(shape[1:])
-	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, true)
-	if c.winograd(shape) {
+	// A Winograd layer never reads the GEMM packing: skip it (a copy of
+	// the weights, a third of ResNet-50's, made and dropped at create).
+	wino := c.winograd(shape)
+	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, !wino)
+	if wino {
 		cw.PackWinograd()
 	}
 	return cw
