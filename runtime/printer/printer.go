@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -411,12 +412,15 @@ func (p *textPrinter) node(n *Node, indent string) {
 }
 
 // tensorText matches tensorSummary's output, printed unquoted.
-var tensorText = regexp.MustCompile(`^[a-z0-9]+\[[0-9,]*\]( \{.*\})?$`)
+// It is compiled on first use, not at package init: in WebAssembly every
+// program that links the printer (the JS package's gort.wasm) would
+// otherwise pay ~50 ms of cold regexp compilation at start-up.
+var tensorText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+\[[0-9,]*\]( \{.*\})?$`) })
 
 func attrText(v any) string {
 	switch x := v.(type) {
 	case string:
-		if strings.HasPrefix(x, "@") || tensorText.MatchString(x) {
+		if strings.HasPrefix(x, "@") || tensorText().MatchString(x) {
 			return x
 		}
 		return strconv.Quote(x)
