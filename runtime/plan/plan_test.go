@@ -155,6 +155,16 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("removed %v, want Identity, Dropout, Cast and the dead Sigmoid", rep.Removed)
 			}
 		}, 0},
+		{"Dropout with an unread mask bypassed, with a read one kept", func(m *tm.Model) {
+			m.Node("Dropout", []string{"x"}, []string{"a", "unread"})
+			m.Node("Dropout", []string{"a"}, []string{"b", "mask"})
+			m.Node("Cast", []string{"mask"}, []string{"fmask"}, tm.Int("to", int64(tensor.Float)))
+			m.Node("Add", []string{"b", "fmask"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Removed) != 1 {
+				t.Errorf("removed %v, want the first Dropout", rep.Removed)
+			}
+		}, 0},
 		{"float16 Cast pair around exact ops removed", func(m *tm.Model) {
 			m.Node("Cast", []string{"x"}, []string{"h"}, tm.Int("to", int64(tensor.Float16)))
 			m.Node("Cast", []string{"h"}, []string{"f"}, tm.Int("to", int64(tensor.Float)))

@@ -143,13 +143,25 @@ func (c *compiler) evaluate(n *graph.Node, ins []*tensor.Tensor) (outs []*tensor
 // same type: readers of the output read the input instead.
 func (c *compiler) removeNoOps(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
-	bySub := w.index().bySubgraph
+	idx := w.index()
+	bySub := idx.bySubgraph
 	for _, n := range w.nodes {
 		if n.Builder == nil || n.Domain != "" || len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) == 0 {
 			continue
 		}
 		out := n.Outputs[0]
-		if out == "" || w.outputs[out] || bySub[out] || !c.isNoOp(w, n) {
+		if out == "" || w.outputs[out] || bySub[out] {
+			continue
+		}
+		// A Dropout mask that nothing reads (SqueezeNet's, for one) is as
+		// good as absent: the node is still a no-op.
+		probe := n
+		if n.OpType == "Dropout" && len(n.Outputs) == 2 && n.Outputs[1] != "" && !w.outputs[n.Outputs[1]] && idx.count[n.Outputs[1]] == 0 {
+			cp := *n
+			cp.Outputs = n.Outputs[:1]
+			probe = &cp
+		}
+		if !c.isNoOp(w, probe) {
 			continue
 		}
 		w.rename(out, n.Inputs[0])
