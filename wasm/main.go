@@ -77,6 +77,7 @@ func main() {
 	api.Set("ops", syncFunc(ops))
 	registerChecks(api) // checks.go
 	api.Set("providers", syncFunc(providers))
+	api.Set("gpuDevice", asyncFunc(gpuDevice))
 	js.Global().Get(key).Invoke(api)
 	select {}
 }
@@ -275,6 +276,17 @@ func run(args []js.Value) (func() (any, error), error) {
 		interval = time.Duration(v.Float() * float64(time.Millisecond))
 	}
 	macrotask := jsval.Get(ro, "macrotask")
+	var keep map[string]bool
+	if g := jsval.Get(ro, "gpuOutputs"); !jsval.IsNullish(g) {
+		names, err := jsval.Strings(g)
+		if err != nil {
+			return nil, argErr("gpuOutputs: %v", err)
+		}
+		keep = map[string]bool{}
+		for _, n := range names {
+			keep[n] = true
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	reg.mu.Lock()
@@ -288,7 +300,10 @@ func run(args []js.Value) (func() (any, error), error) {
 			reg.mu.Unlock()
 			cancel(nil)
 		}()
-		var opts runtime.RunOptions
+		if err := wrapFeeds(feeds); err != nil { // webgpu.go
+			return nil, err
+		}
+		opts := runtime.RunOptions{KeepOnDevice: keep}
 		if macrotask.Type() == js.TypeFunction && interval >= 0 {
 			y := newYielder(macrotask, interval)
 			defer y.release()

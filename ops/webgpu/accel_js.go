@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"syscall/js"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/gpu"
@@ -178,8 +179,36 @@ func (v *value) Download() (*tensor.Tensor, error) {
 	return t, nil
 }
 
-// Release returns the buffer to the pool.
+// Release returns the buffer to the pool (a borrowed feed's is left alone).
 func (v *value) Release() { v.buf.Release() }
+
+// Feed wraps a caller's float32 GPUBuffer of the given shape as a value
+// steps on this device read in place (a CPU step downloads it). The
+// buffer stays the caller's. It waits on the GPU (see gpu.Device.Wrap).
+func (a *Accelerator) Feed(buf js.Value, shape []int) (tensor.Remote, error) {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	b, err := a.d.Wrap(buf, n*4)
+	if err != nil {
+		return nil, err
+	}
+	return &value{a: a, buf: b, shape: shape}, nil
+}
+
+// Detach hands over the GPUBuffer of an output a device step produced (ok
+// false for other values, a borrowed feed included): the caller owns it
+// and destroys it.
+func Detach(v tensor.Value) (buf js.Value, ok bool) {
+	if x, is := v.(*value); is {
+		return x.buf.Detach()
+	}
+	return js.Undefined(), false
+}
+
+// GPUDevice is the JS GPUDevice the accelerator runs on.
+func (a *Accelerator) GPUDevice() js.Value { return a.d.JS() }
 
 func wrapErr(err error) error {
 	var e *errs.Error

@@ -40,6 +40,10 @@ type Options struct {
 	// DeviceLost, when set, is told that an accelerator was lost; the run
 	// then starts over on the CPU.
 	DeviceLost func(error)
+	// KeepOnDevice names outputs returned as the accelerator's
+	// tensor.Remote values when a device step produced them (they are
+	// downloaded otherwise); the caller then owns and releases them.
+	KeepOnDevice map[string]bool
 }
 
 // frame is the set of live values of one plan invocation.
@@ -99,6 +103,11 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 			return nil, errs.New(errs.Internal, "value was not computed").WithTensor(w)
 		}
 		if rv, ok := v.(tensor.Remote); ok {
+			if opts.KeepOnDevice[w] {
+				f.vals[slots[i]] = nil // the caller's now
+				out[w] = v
+				continue
+			}
 			t, err := rv.Download()
 			if err != nil {
 				return nil, err
