@@ -23,8 +23,11 @@ type Accelerator struct {
 	// Dispatches counts compute dispatches (tests check that work really
 	// ran on the device).
 	Dispatches *atomic.Int64
-	st         *shared
-	opts       Options
+	// Downloads counts values read back to the CPU (tests check that a
+	// device-resident feed is read in place).
+	Downloads *atomic.Int64
+	st        *shared
+	opts      Options
 }
 
 // shared is the per-device state of the accelerators using one device.
@@ -43,7 +46,7 @@ func New() (*Accelerator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Accelerator{d: d, Dispatches: new(atomic.Int64), st: &shared{}}, nil
+	return &Accelerator{d: d, Dispatches: new(atomic.Int64), Downloads: new(atomic.Int64), st: &shared{}}, nil
 }
 
 // With returns an accelerator on the same device with other options (a
@@ -172,6 +175,7 @@ func (v *value) Shape() []int        { return v.shape }
 
 // Download reads the buffer back (it waits for the GPU).
 func (v *value) Download() (*tensor.Tensor, error) {
+	v.a.Downloads.Add(1)
 	t := tensor.New(tensor.Float, v.shape...)
 	if err := v.a.d.Read(v.buf, t.F32()); err != nil {
 		return nil, wrapErr(err)
