@@ -113,5 +113,12 @@ assert.throws(() => { env.webgpu.device = other; }, code(ErrorCode.INVALID_ARGUM
 // 5. A CPU session asked for GPU outputs returns them on the CPU (nothing ran on the GPU).
 const cpuKeep = await InferenceSession.create(A, { preferredOutputLocation: 'gpu-buffer' });
 assert.equal((await cpuKeep.run({ x })).y.location, 'cpu');
+// 6. printGraph with executionProviders shows each node's device and CPU reason (without, no placements).
+const text = await gort.printGraph(B, gpu);
+assert.match(text, /= Sigmoid\(%y\) {2}# on webgpu\n/, text);
+assert.match(text, /= ReduceMean\[axes = \[2, 3\]\]\(%y\) {2}# on wasm: no WebGPU kernel for ReduceMean\n/, text);
+assert.doesNotMatch(await gort.printGraph(B), /#/);
+const doc = await gort.printGraph(A, { ...gpu, json: true });
+assert.deepEqual(doc.graph.nodes.map((n) => n.placement), [{ device: 'webgpu' }, { device: 'webgpu', fusedInto: 'conv' }]);
 console.log(`gpu-buffer tensors on ${a._providers().adapter}: ok`);
 process.exit(0);
