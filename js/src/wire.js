@@ -35,7 +35,9 @@ export function tensorToWire(t, name) {
   }
   if (loc === 'gpu-buffer') {
     if (type !== 'float32') throw gortError(ErrorCode.INVALID_FEED, `${where}: a GPU-buffer tensor must be float32, got ${type}`, { tensor: name });
-    return { kind: 'tensor', type, dims, gpuBuffer: t.gpuBuffer };
+    const gpuBuffer = t.gpuBuffer;
+    if (!gpuBuffer || typeof gpuBuffer !== 'object') throw gortError(ErrorCode.INVALID_FEED, `${where}: the tensor lives on 'gpu-buffer' but has no gpuBuffer`, { tensor: name });
+    return { kind: 'tensor', type, dims, gpuBuffer };
   }
   const size = sizeOf(dims);
   const data = t.data;
