@@ -153,6 +153,11 @@ func TestFeedGPUBuffer(t *testing.T) {
 			}
 		}
 	}
+	gone := newBuf(dev, usage)
+	gone.Call("destroy")
+	if _, err := acc.Feed(gone, x.Shape()); err == nil {
+		t.Error("a destroyed buffer was taken")
+	}
 	// A wrong shape for the model is the session's InvalidFeed.
 	v2, err := acc.Feed(buf, []int{1, 2, 7, 5})
 	if err != nil {

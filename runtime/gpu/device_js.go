@@ -292,10 +292,10 @@ func (b *Buffer) Release() {
 // Wrap borrows a caller's GPUBuffer holding at least bytes bytes (a feed
 // made with Tensor.fromGpuBuffer): steps bind it like their own buffers,
 // and Release leaves it alone. The buffer must belong to this device and
-// allow STORAGE and COPY_SRC; a zero-byte copy inside a validation error
-// scope finds a buffer of another device, which would otherwise poison
-// this device with an uncaptured error. It waits on the GPU: call it
-// from a goroutine.
+// allow STORAGE and COPY_SRC; a 4-byte copy submitted inside a
+// validation error scope finds a buffer of another device or a destroyed
+// one, which would otherwise poison this device with an uncaptured error.
+// It waits on the GPU: call it from a goroutine.
 func (d *Device) Wrap(v js.Value, bytes int) (*Buffer, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -310,8 +310,8 @@ func (d *Device) Wrap(v js.Value, bytes int) (*Buffer, error) {
 	d.dev.Call("pushErrorScope", "validation")
 	scratch := d.get(16, usageStorage|usageCopySrc|usageCopyDst)
 	enc := d.dev.Call("createCommandEncoder")
-	enc.Call("copyBufferToBuffer", v, 0, scratch, 0, 0)
-	enc.Call("finish")
+	enc.Call("copyBufferToBuffer", v, 0, scratch, 0, min(bytes, 4))
+	d.queue.Call("submit", []any{enc.Call("finish")})
 	d.put(scratch, 16, usageStorage|usageCopySrc|usageCopyDst)
 	e, err := await(d.dev.Call("popErrorScope"))
 	if err == nil && e.Type() == js.TypeObject {

@@ -104,6 +104,9 @@ const foreign = other.createBuffer({ size: xdata.byteLength, usage });
 await assert.rejects(a.run({ x: Tensor.fromGpuBuffer(foreign, { dims: [1, 4, 16, 16] }) }), (e) => code(ErrorCode.INVALID_FEED)(e) && /gort's device/.test(e.message));
 await assert.rejects(cpuA.run({ x: Tensor.fromGpuBuffer(foreign, { dims: [1, 4, 16, 16] }) }), code(ErrorCode.INVALID_FEED));
 await assert.rejects(Tensor.fromGpuBuffer(foreign, { dims: [4] }).getData(), code(ErrorCode.INVALID_ARGUMENT));
+const dead = device.createBuffer({ size: xdata.byteLength, usage });
+dead.destroy();
+await assert.rejects(a.run({ x: Tensor.fromGpuBuffer(dead, { dims: [1, 4, 16, 16] }) }), code(ErrorCode.INVALID_FEED));
 // The device is not poisoned by those attempts.
 close(await (await a.run({ x })).y.getData(true), refY.data, 'y after the errors');
 await assert.rejects(InferenceSession.create(A, { ...gpu, preferredOutputLocation: 'texture' }), code(ErrorCode.INVALID_ARGUMENT));
