@@ -241,6 +241,35 @@ func meanInvStd[T kernels.Float](xr []T, eps float64) (float64, float64) {
 	return mean, 1 / math.Sqrt(ss/float64(len(xr))+eps)
 }
 
+// rowStats returns a row's mean and 1/√(variance+eps), or for RMS
+// normalisation 0 and 1/√(mean square+eps), accumulated in float64.
+func rowStats[T kernels.Float](xr []T, eps float64, rms bool) (float64, float64) {
+	if !rms {
+		return meanInvStd(xr, eps)
+	}
+	var ss float64
+	for _, v := range xr {
+		ss += float64(v) * float64(v)
+	}
+	return 0, 1 / math.Sqrt(ss/float64(len(xr))+eps)
+}
+
+// affineRowF32 writes y = (x-mean)·inv·scale + bias (bias may be nil) for
+// one float32 row, in float64 like the general path.
+func affineRowF32(y, x []float32, mean, inv float64, scale, bias []float64) {
+	y, scale = y[:len(x)], scale[:len(x)]
+	if bias == nil {
+		for j, v := range x {
+			y[j] = float32((float64(v) - mean) * inv * scale[j])
+		}
+		return
+	}
+	bias = bias[:len(x)]
+	for j, v := range x {
+		y[j] = float32((float64(v)-mean)*inv*scale[j] + bias[j])
+	}
+}
+
 // expandTrailing broadcasts a parameter (Scale, B) against x's shape and
 // returns it materialised over x's trailing dims from `from` on, so that
 // element i of x uses param[i % len(param)]. from is at most axis, and less
@@ -306,7 +335,6 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		}
 		rows := opsutil.Product(x.Shape()[:ax])
 		d := opsutil.Product(x.Shape()[ax:])
-		xd := f64s(x)
 		y := ctx.New(x.DType(), x.Shape()...)
 		statShape := append([]int(nil), x.Shape()...)
 		for i := ax; i < len(statShape); i++ {
@@ -323,25 +351,30 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		if !rms && n.HasOutput(2) {
 			invT = ctx.New(statDT, statShape...)
 		}
+		// float32 with per-row Scale and B (the usual case): read and write
+		// the storage directly, same float64 arithmetic as the general path.
+		fast := x.DType() == tensor.Float && len(scale) == d && (bias == nil || len(bias) == d)
+		var xd []float64
+		if !fast {
+			xd = f64s(x)
+		}
 		for r := 0; r < rows; r++ {
-			xr := xd[r*d : (r+1)*d]
 			var mean, inv float64
-			if rms {
-				var ss float64
-				for _, v := range xr {
-					ss += v * v
-				}
-				inv = 1 / math.Sqrt(ss/float64(d)+eps)
+			if fast {
+				xr := x.F32()[r*d : (r+1)*d]
+				mean, inv = rowStats(xr, eps, rms)
+				affineRowF32(y.F32()[r*d:(r+1)*d], xr, mean, inv, scale, bias)
 			} else {
-				mean, inv = meanInvStd(xr, eps)
-			}
-			for j, v := range xr {
-				i := r*d + j
-				o := (v - mean) * inv * scale[i%len(scale)]
-				if bias != nil {
-					o += bias[i%len(bias)]
+				xr := xd[r*d : (r+1)*d]
+				mean, inv = rowStats(xr, eps, rms)
+				for j, v := range xr {
+					i := r*d + j
+					o := (v - mean) * inv * scale[i%len(scale)]
+					if bias != nil {
+						o += bias[i%len(bias)]
+					}
+					setF(y, i, o)
 				}
-				setF(y, i, o)
 			}
 			if meanT != nil {
 				setF(meanT, r, mean)

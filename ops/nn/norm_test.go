@@ -1,0 +1,138 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// LayerNormalization and RMSNormalization against a float64 reference, on
+// the float32 fast path (per-row Scale and B) and the general one
+// (broadcast parameters, float64 input).
+func TestAxisNormTable(t *testing.T) {
+	cases := []struct {
+		x          []int
+		axis       int
+		scale, b   []int // b nil: no bias input
+		rms        bool
+		dt         tensor.DType
+		meanAndInv bool
+	}{
+		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Float, true},
+		{[]int{3, 7}, 1, []int{7}, nil, false, tensor.Float, false},
+		{[]int{2, 3, 4, 5}, 2, []int{4, 5}, []int{4, 5}, false, tensor.Float, true},
+		{[]int{2, 3, 4, 5}, 2, []int{5}, []int{1, 5}, false, tensor.Float, false}, // broadcast params
+		{[]int{1, 9, 33}, -1, []int{33}, []int{33}, false, tensor.Float, false},
+		{[]int{4, 6}, 0, []int{4, 6}, []int{6}, false, tensor.Float, true},
+		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Double, true},
+		{[]int{2, 3, 5}, -1, []int{5}, nil, true, tensor.Float, false},
+		{[]int{3, 2, 6}, 1, []int{1, 6}, nil, true, tensor.Float, false},
+	}
+	r := rand.New(rand.NewSource(7))
+	for ci, c := range cases {
+		t.Run(fmt.Sprint(ci), func(t *testing.T) {
+			mk := func(shape []int, off float64) ([]float64, *tensor.Tensor) {
+				v := make([]float64, opsutil.Product(shape))
+				for i := range v {
+					v[i] = float64(float32(off + r.NormFloat64()))
+				}
+				if c.dt == tensor.Double {
+					return v, tensor.Of(shape, v)
+				}
+				f := make([]float32, len(v))
+				for i := range v {
+					f[i] = float32(v[i])
+				}
+				return v, tensor.Of(shape, f)
+			}
+			xv, x := mk(c.x, 3)
+			sv, s := mk(c.scale, 0)
+			in := []*tensor.Tensor{x, s}
+			var bv []float64
+			if c.b != nil {
+				var b *tensor.Tensor
+				bv, b = mk(c.b, 0)
+				in = append(in, b)
+			}
+			ax := c.axis
+			if ax < 0 {
+				ax += len(c.x)
+			}
+			rows, d := opsutil.Product(c.x[:ax]), opsutil.Product(c.x[ax:])
+			// Parameters broadcast against the trailing dims: index by the
+			// position inside the row, right-aligned.
+			param := func(p []float64, shape []int, j int) float64 {
+				tail := c.x[len(c.x)-len(shape):]
+				idx, q, stride := 0, j, 1
+				for k := len(tail) - 1; k >= 0; k-- {
+					if len(c.x)-len(tail)+k < ax {
+						break
+					}
+					i := q % tail[k]
+					q /= tail[k]
+					if shape[k] != 1 {
+						idx += i * stride
+					}
+					stride *= shape[k]
+				}
+				return p[idx]
+			}
+			want := make([]float64, len(xv))
+			means, invs := make([]float64, rows), make([]float64, rows)
+			for row := 0; row < rows; row++ {
+				xr := xv[row*d : (row+1)*d]
+				var mean, ss float64
+				if !c.rms {
+					for _, v := range xr {
+						mean += v
+					}
+					mean /= float64(d)
+				}
+				for _, v := range xr {
+					ss += (v - mean) * (v - mean)
+				}
+				inv := 1 / math.Sqrt(ss/float64(d)+1e-5)
+				means[row], invs[row] = mean, inv
+				for j, v := range xr {
+					o := (v - mean) * inv * param(sv, c.scale, j)
+					if bv != nil {
+						o += param(bv, c.b, j)
+					}
+					want[row*d+j] = o
+				}
+			}
+			op, nOut := "LayerNormalization", 1
+			opset := 17
+			if c.rms {
+				op, opset = "RMSNormalization", 23
+			}
+			if c.meanAndInv {
+				nOut = 3
+			}
+			out := runOp(t, op, opset, attrs{"axis": c.axis}, nOut, in...)
+			check := func(name string, got *tensor.Tensor, want []float64) {
+				g, _ := got.Float64s()
+				if len(g) != len(want) {
+					t.Fatalf("%s: %d values, want %d", name, len(g), len(want))
+				}
+				for i := range want {
+					if math.Abs(g[i]-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+						t.Fatalf("%s[%d] = %v, want %v", name, i, g[i], want[i])
+					}
+				}
+			}
+			check("Y", out[0], want)
+			if out[0].DType() != c.dt {
+				t.Fatalf("Y dtype %v, want %v", out[0].DType(), c.dt)
+			}
+			if c.meanAndInv {
+				check("Mean", out[1], means)
+				check("InvStdDev", out[2], invs)
+			}
+		})
+	}
+}
