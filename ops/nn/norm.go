@@ -254,20 +254,38 @@ func rowStats[T kernels.Float](xr []T, eps float64, rms bool) (float64, float64)
 	return 0, 1 / math.Sqrt(ss/float64(len(xr))+eps)
 }
 
-// affineRowF32 writes y = (x-mean)·inv·scale + bias (bias may be nil) for
-// one float32 row, in float64 like the general path.
-func affineRowF32(y, x []float32, mean, inv float64, scale, bias []float64) {
-	y, scale = y[:len(x)], scale[:len(x)]
-	if bias == nil {
-		for j, v := range x {
-			y[j] = float32((float64(v) - mean) * inv * scale[j])
+// rowStatsF32 is rowStats for a float32 row, with four partial sums per
+// pass so the float64 additions do not wait on each other.
+func rowStatsF32(xr []float32, eps float64, rms bool) (float64, float64) {
+	n := len(xr)
+	n4 := n &^ 3
+	var mean float64
+	if !rms {
+		var s0, s1, s2, s3 float64
+		for i := 0; i < n4; i += 4 {
+			s0 += float64(xr[i])
+			s1 += float64(xr[i+1])
+			s2 += float64(xr[i+2])
+			s3 += float64(xr[i+3])
 		}
-		return
+		for _, v := range xr[n4:] {
+			s0 += float64(v)
+		}
+		mean = (s0 + s1 + s2 + s3) / float64(n)
 	}
-	bias = bias[:len(x)]
-	for j, v := range x {
-		y[j] = float32((float64(v)-mean)*inv*scale[j] + bias[j])
+	var q0, q1, q2, q3 float64
+	for i := 0; i < n4; i += 4 {
+		d0, d1, d2, d3 := float64(xr[i])-mean, float64(xr[i+1])-mean, float64(xr[i+2])-mean, float64(xr[i+3])-mean
+		q0 += d0 * d0
+		q1 += d1 * d1
+		q2 += d2 * d2
+		q3 += d3 * d3
 	}
+	for _, v := range xr[n4:] {
+		d := float64(v) - mean
+		q0 += d * d
+	}
+	return mean, 1 / math.Sqrt((q0+q1+q2+q3)/float64(n)+eps)
 }
 
 // expandTrailing broadcasts a parameter (Scale, B) against x's shape and
@@ -351,9 +369,21 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		if !rms && n.HasOutput(2) {
 			invT = ctx.New(statDT, statShape...)
 		}
-		// float32 with per-row Scale and B (the usual case): read and write
-		// the storage directly, same float64 arithmetic as the general path.
-		fast := x.DType() == tensor.Float && len(scale) == d && (bias == nil || len(bias) == d)
+		// float32 with one Scale (and B) element per row element, the usual
+		// case: statistics in float64 as everywhere, the affine pass in
+		// float32 (affineRowF32), reading and writing the storage directly.
+		var sc, bc []float32
+		if x.DType() == tensor.Float && in[1].DType() == tensor.Float && in[1].Len() == d && len(scale) == d {
+			sc = in[1].F32()
+			if bias != nil {
+				if b := in[2]; b.DType() == tensor.Float && b.Len() == d && len(bias) == d {
+					bc = b.F32()
+				} else {
+					sc = nil
+				}
+			}
+		}
+		fast := sc != nil
 		var xd []float64
 		if !fast {
 			xd = f64s(x)
@@ -362,8 +392,9 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 			var mean, inv float64
 			if fast {
 				xr := x.F32()[r*d : (r+1)*d]
-				mean, inv = rowStats(xr, eps, rms)
-				affineRowF32(y.F32()[r*d:(r+1)*d], xr, mean, inv, scale, bias)
+				mean, inv = rowStatsF32(xr, eps, rms)
+				hi := float32(mean)
+				affineRowF32(y.F32()[r*d:(r+1)*d], xr, hi, float32(mean-float64(hi)), float32(inv), sc, bc)
 			} else {
 				xr := xd[r*d : (r+1)*d]
 				mean, inv = rowStats(xr, eps, rms)

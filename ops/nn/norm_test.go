@@ -21,24 +21,28 @@ func TestAxisNormTable(t *testing.T) {
 		rms        bool
 		dt         tensor.DType
 		meanAndInv bool
+		off, std   float64 // X's distribution (default 3, 1)
 	}{
-		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Float, true},
-		{[]int{3, 7}, 1, []int{7}, nil, false, tensor.Float, false},
-		{[]int{2, 3, 4, 5}, 2, []int{4, 5}, []int{4, 5}, false, tensor.Float, true},
-		{[]int{2, 3, 4, 5}, 2, []int{5}, []int{1, 5}, false, tensor.Float, false}, // broadcast params
-		{[]int{1, 9, 33}, -1, []int{33}, []int{33}, false, tensor.Float, false},
-		{[]int{4, 6}, 0, []int{4, 6}, []int{6}, false, tensor.Float, true},
-		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Double, true},
-		{[]int{2, 3, 5}, -1, []int{5}, nil, true, tensor.Float, false},
-		{[]int{3, 2, 6}, 1, []int{1, 6}, nil, true, tensor.Float, false},
+		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Float, true, 0, 0},
+		{[]int{3, 7}, 1, []int{7}, nil, false, tensor.Float, false, 0, 0},
+		{[]int{2, 3, 4, 5}, 2, []int{4, 5}, []int{4, 5}, false, tensor.Float, true, 0, 0},
+		{[]int{2, 3, 4, 5}, 2, []int{5}, []int{1, 5}, false, tensor.Float, false, 0, 0}, // broadcast params
+		{[]int{1, 9, 33}, -1, []int{33}, []int{33}, false, tensor.Float, false, 0, 0},
+		{[]int{4, 6}, 0, []int{4, 6}, []int{6}, false, tensor.Float, true, 0, 0},
+		{[]int{2, 3, 5}, -1, []int{5}, []int{5}, false, tensor.Double, true, 0, 0},
+		{[]int{2, 3, 5}, -1, []int{5}, nil, true, tensor.Float, false, 0, 0},
+		{[]int{3, 2, 6}, 1, []int{1, 6}, nil, true, tensor.Float, false, 0, 0},
+		// |mean| ≫ deviation: x - mean must not lose the deviation.
+		{[]int{5, 67}, -1, []int{67}, []int{67}, false, tensor.Float, true, 1000, 0.01},
+		{[]int{5, 67}, -1, []int{67}, []int{67}, false, tensor.Float, true, -3e4, 1},
 	}
 	r := rand.New(rand.NewSource(7))
 	for ci, c := range cases {
 		t.Run(fmt.Sprint(ci), func(t *testing.T) {
-			mk := func(shape []int, off float64) ([]float64, *tensor.Tensor) {
+			mk := func(shape []int, off, std float64) ([]float64, *tensor.Tensor) {
 				v := make([]float64, opsutil.Product(shape))
 				for i := range v {
-					v[i] = float64(float32(off + r.NormFloat64()))
+					v[i] = float64(float32(off + std*r.NormFloat64()))
 				}
 				if c.dt == tensor.Double {
 					return v, tensor.Of(shape, v)
@@ -49,13 +53,16 @@ func TestAxisNormTable(t *testing.T) {
 				}
 				return v, tensor.Of(shape, f)
 			}
-			xv, x := mk(c.x, 3)
-			sv, s := mk(c.scale, 0)
+			if c.std == 0 {
+				c.off, c.std = 3, 1
+			}
+			xv, x := mk(c.x, c.off, c.std)
+			sv, s := mk(c.scale, 0, 1)
 			in := []*tensor.Tensor{x, s}
 			var bv []float64
 			if c.b != nil {
 				var b *tensor.Tensor
-				bv, b = mk(c.b, 0)
+				bv, b = mk(c.b, 0, 1)
 				in = append(in, b)
 			}
 			ax := c.axis
@@ -134,5 +141,30 @@ func TestAxisNormTable(t *testing.T) {
 				check("InvStdDev", out[2], invs)
 			}
 		})
+	}
+}
+
+// affineRowF32 (SIMD128 in the wasm SIMD build) equals the scalar float32
+// formula bit for bit at every length, with and without bias.
+func TestAffineRowF32(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for n := 1; n <= 37; n++ {
+		x, s, b, y := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], s[i], b[i] = float32(r.NormFloat64()*5), float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		hi, lo, inv := float32(0.7), float32(1e-8), float32(1.3)
+		for _, bias := range [][]float32{nil, b} {
+			affineRowF32(y, x, hi, lo, inv, s, bias)
+			for j := range x {
+				want := float32(float32(float32(x[j]-hi)-lo)*inv) * s[j]
+				if bias != nil {
+					want += bias[j]
+				}
+				if math.Float32bits(y[j]) != math.Float32bits(want) {
+					t.Fatalf("n=%d bias=%v: y[%d] = %g, want %g", n, bias != nil, j, y[j], want)
+				}
+			}
+		}
 	}
 }
