@@ -51,3 +51,6 @@ func scaleF32(d []float32, f float32) {
 		d[i] *= f
 	}
 }
+
+// arithRowF32 is arithRow for float32 (the SIMD build vectorises it).
+func arithRowF32(k arithOp, d, a, b []float32) { arithRow(k, d, a, b) }

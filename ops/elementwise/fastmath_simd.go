@@ -143,3 +143,91 @@ func scaleF32(d []float32, f float32) {
 		d[i] *= f
 	}
 }
+
+// arithRowF32 is arithRow for float32: Add, Sub, Mul and Div four lanes at
+// a time (IEEE operations, so the results equal the scalar loop's), a
+// broadcast operand splatted once per row; Max, Min and the tail go to
+// arithRow.
+func arithRowF32(k arithOp, d, a, b []float32) {
+	n := len(d)
+	n4 := n &^ 3
+	va, vb := len(a) == n, len(b) == n
+	if n4 == 0 || k > opDiv || !(va || vb) {
+		arithRow(k, d, a, b)
+		return
+	}
+	pd, pa, pb := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	switch {
+	case va && vb:
+		_, _ = a[n-1], b[n-1]
+		switch k {
+		case opAdd:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Add(ld4(pb, i)), pd, i)
+			}
+		case opSub:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Sub(ld4(pb, i)), pd, i)
+			}
+		case opMul:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Mul(ld4(pb, i)), pd, i)
+			}
+		case opDiv:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Div(ld4(pb, i)), pd, i)
+			}
+		}
+	case va:
+		_ = a[n-1]
+		y := bc(b[0])
+		switch k {
+		case opAdd:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Add(y), pd, i)
+			}
+		case opSub:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Sub(y), pd, i)
+			}
+		case opMul:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Mul(y), pd, i)
+			}
+		case opDiv:
+			for i := 0; i < n4; i += 4 {
+				st4(ld4(pa, i).Div(y), pd, i)
+			}
+		}
+	default:
+		_ = b[n-1]
+		x := bc(a[0])
+		switch k {
+		case opAdd:
+			for i := 0; i < n4; i += 4 {
+				st4(x.Add(ld4(pb, i)), pd, i)
+			}
+		case opSub:
+			for i := 0; i < n4; i += 4 {
+				st4(x.Sub(ld4(pb, i)), pd, i)
+			}
+		case opMul:
+			for i := 0; i < n4; i += 4 {
+				st4(x.Mul(ld4(pb, i)), pd, i)
+			}
+		case opDiv:
+			for i := 0; i < n4; i += 4 {
+				st4(x.Div(ld4(pb, i)), pd, i)
+			}
+		}
+	}
+	if n4 < n {
+		if va {
+			a = a[n4:]
+		}
+		if vb {
+			b = b[n4:]
+		}
+		arithRow(k, d[n4:], a, b)
+	}
+}
