@@ -254,38 +254,44 @@ func rowStats[T kernels.Float](xr []T, eps float64, rms bool) (float64, float64)
 	return 0, 1 / math.Sqrt(ss/float64(len(xr))+eps)
 }
 
-// rowStatsF32 is rowStats for a float32 row, with four partial sums per
-// pass so the float64 additions do not wait on each other.
+// rowStatsF32 is rowStats for a float32 row in one pass: sums of d and d²
+// with d = x - x[0] in float64, four partial sums so the additions do not
+// wait on each other. Shifting by an element keeps Σd²/n - (Σd/n)² from
+// cancelling: its relative error is about 2^-53·(1 + (mean-x[0])²/variance),
+// far below float32 resolution unless x[0] lies ~10^4 deviations out.
 func rowStatsF32(xr []float32, eps float64, rms bool) (float64, float64) {
 	n := len(xr)
-	n4 := n &^ 3
-	var mean float64
-	if !rms {
-		var s0, s1, s2, s3 float64
-		for i := 0; i < n4; i += 4 {
-			s0 += float64(xr[i])
-			s1 += float64(xr[i+1])
-			s2 += float64(xr[i+2])
-			s3 += float64(xr[i+3])
-		}
-		for _, v := range xr[n4:] {
-			s0 += float64(v)
-		}
-		mean = (s0 + s1 + s2 + s3) / float64(n)
+	if n == 0 {
+		return rowStats(xr, eps, rms)
 	}
-	var q0, q1, q2, q3 float64
+	var k float64
+	if !rms {
+		k = float64(xr[0])
+	}
+	var s0, s1, s2, s3, q0, q1, q2, q3 float64
+	n4 := n &^ 3
 	for i := 0; i < n4; i += 4 {
-		d0, d1, d2, d3 := float64(xr[i])-mean, float64(xr[i+1])-mean, float64(xr[i+2])-mean, float64(xr[i+3])-mean
+		d0, d1, d2, d3 := float64(xr[i])-k, float64(xr[i+1])-k, float64(xr[i+2])-k, float64(xr[i+3])-k
+		s0 += d0
+		s1 += d1
+		s2 += d2
+		s3 += d3
 		q0 += d0 * d0
 		q1 += d1 * d1
 		q2 += d2 * d2
 		q3 += d3 * d3
 	}
 	for _, v := range xr[n4:] {
-		d := float64(v) - mean
+		d := float64(v) - k
+		s0 += d
 		q0 += d * d
 	}
-	return mean, 1 / math.Sqrt((q0+q1+q2+q3)/float64(n)+eps)
+	fn := float64(n)
+	if rms {
+		return 0, 1 / math.Sqrt((q0+q1+q2+q3)/fn+eps)
+	}
+	m := (s0 + s1 + s2 + s3) / fn
+	return k + m, 1 / math.Sqrt(max((q0+q1+q2+q3)/fn-m*m, 0)+eps)
 }
 
 // expandTrailing broadcasts a parameter (Scale, B) against x's shape and

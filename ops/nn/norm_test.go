@@ -168,3 +168,38 @@ func TestAffineRowF32(t *testing.T) {
 		}
 	}
 }
+
+// rowStatsF32's one-pass shifted sums against a two-pass float64 reference,
+// including rows whose first element is far from the rest.
+func TestRowStatsF32(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, c := range []struct {
+		n        int
+		off, std float64
+		first    float64 // added to x[0]
+	}{{1, 0, 1, 0}, {3, 2, 1, 0}, {256, 0, 1, 0}, {257, 1000, 0.01, 0}, {64, -3e4, 1, 0}, {300, 0, 1, 100}, {129, 5, 0.001, 10}} {
+		x := make([]float32, c.n)
+		for i := range x {
+			x[i] = float32(c.off + c.std*r.NormFloat64())
+		}
+		x[0] += float32(c.first)
+		var mean, ss, sq float64
+		for _, v := range x {
+			mean += float64(v)
+			sq += float64(v) * float64(v)
+		}
+		mean /= float64(c.n)
+		for _, v := range x {
+			ss += (float64(v) - mean) * (float64(v) - mean)
+		}
+		wantInv := 1 / math.Sqrt(ss/float64(c.n)+1e-5)
+		m, inv := rowStatsF32(x, 1e-5, false)
+		if math.Abs(m-mean) > 1e-12*(1+math.Abs(mean)) || math.Abs(inv-wantInv) > 1e-9*wantInv {
+			t.Errorf("n=%d off=%g std=%g first=%g: mean, inv = %v, %v; want %v, %v", c.n, c.off, c.std, c.first, m, inv, mean, wantInv)
+		}
+		wantRMS := 1 / math.Sqrt(sq/float64(c.n)+1e-5)
+		if m, inv := rowStatsF32(x, 1e-5, true); m != 0 || math.Abs(inv-wantRMS) > 1e-12*wantRMS {
+			t.Errorf("n=%d rms: %v, %v; want 0, %v", c.n, m, inv, wantRMS)
+		}
+	}
+}
