@@ -155,7 +155,7 @@ func (c *convAttrs) packWeights(w *tensor.Tensor) *kernels.ConvWeights {
 		return nil
 	}
 	kdim := tensor.MustSize(shape[1:])
-	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, true)
+	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, false)
 	if c.winograd(shape) {
 		cw.PackWinograd()
 	}

@@ -204,6 +204,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 // build assigns slots, builds kernels and computes lifetimes.
 func (c *compiler) build(w *workGraph) (*Plan, error) {
 	g := w.g
+	w.dropUnreadConsts()
 	p := &Plan{Name: g.Name, SlotOf: map[string]int{}, graph: g, constSet: w.foldedSet}
 	slot := func(name string) int {
 		if s, ok := p.SlotOf[name]; ok {
@@ -228,7 +229,7 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 	// Overridable initializers are not constants but are still the value
 	// used when no feed is given.
 	for name, t := range g.Initializers {
-		if _, ok := w.consts[name]; !ok {
+		if w.overridable[name] {
 			consts[slot(name)] = t
 		}
 	}

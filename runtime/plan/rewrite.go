@@ -247,6 +247,14 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		merged.Outputs = []string{bn.Outputs[0]}
 		merged.Reads = replaceUnique(append([]string{wName, bName}, conv.Inputs[0]), "", "")
 		w.replace(conv, &merged)
+		// The old weights and bias are garbage now unless something else
+		// reads them (the BatchNormalization's parameters go with it in
+		// dropUnreadConsts).
+		for _, old := range conv.Inputs[1:] {
+			if old != "" && w.soleReader(idx, old) == conv {
+				w.dropConst(old)
+			}
+		}
 		drop[bn] = true
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (BatchNormalization folded into the weights)", conv.Name, bn.Name))
 	}
