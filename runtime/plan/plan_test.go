@@ -332,3 +332,47 @@ func TestRunsThatCannotFitFailBeforeStarting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlanHoldsOnlyReadConstants: constants that no step reads are not kept
+// by the plan: a Conv's weights (built by ConstantOfShape) once
+// BatchNormalization folding replaced them, the BatchNormalization's
+// parameters, the folded ConstantOfShape's shape, and an unread
+// initializer. Kept, they would make the session hold the weights twice.
+func TestPlanHoldsOnlyReadConstants(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 1, 3, 5, 4)
+	m.Init("wshape", tensor.Of([]int{4}, []int64{8, 3, 3, 3}))
+	m.Node("ConstantOfShape", []string{"wshape"}, []string{"w"}, tm.Tensor("value", tensor.Of([]int{1}, []float32{0.25})))
+	for _, name := range []string{"scale", "shift", "mean", "var"} {
+		m.Init(name, tensor.Of([]int{8}, []float32{1, 2, 3, 4, 5, 6, 7, 8}))
+	}
+	m.Init("unread", tensor.Of([]int{2}, []float32{1, 2}))
+	m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+	m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"y"})
+	m.Output("y", tensor.Float, 1, 8, 5, 4)
+	g, err := graph.Load(m.Bytes(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(g, nil, plan.Options{Level: plan.All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for s, v := range p.Consts {
+		if v != nil {
+			held = append(held, p.Names[s])
+		}
+	}
+	slices.Sort(held)
+	if len(p.Steps) != 1 || !slices.Equal(slices.Sorted(slices.Values(p.Steps[0].Node.Inputs[1:])), held) {
+		t.Errorf("plan holds constants %v; want only the folded Conv's inputs %v", held, p.Steps[0].Node.Inputs)
+	}
+	for _, st := range p.Steps {
+		for _, c := range st.Node.Consts {
+			if c != nil && !p.IsConst(c) {
+				t.Errorf("%s reads a constant the plan does not count as one", st.Node.Name)
+			}
+		}
+	}
+}
