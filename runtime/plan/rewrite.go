@@ -225,7 +225,13 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 			continue
 		}
 		per := wt.Len() / M
-		nw := tensor.New(tensor.Float, wt.Shape()...)
+		// Weights only this Conv reads and only the plan holds (folded,
+		// as ConstantOfShape builds them) are rescaled in place: a copy
+		// would hold the weights twice until the old ones are collected.
+		nw := wt
+		if !w.exclusive(idx, conv.Inputs[1], conv) {
+			nw = tensor.New(tensor.Float, wt.Shape()...)
+		}
 		wd, nwd := wt.F32(), nw.F32()
 		nb := tensor.New(tensor.Float, M)
 		for m := 0; m < M; m++ {

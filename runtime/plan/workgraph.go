@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"reflect"
 	"slices"
 
 	"github.com/gort-dev/gort/runtime/graph"
@@ -82,6 +83,47 @@ func (w *workGraph) dropUnreadConsts() {
 			w.dropConst(name)
 		}
 	}
+}
+
+// exclusive reports whether the constant name may be changed in place by
+// its one reader n: it is a folded value (not an initializer, whose bytes
+// are the caller's model), n alone reads it, and no other constant or
+// initializer shares its storage (a folded Reshape or Identity returns a
+// view of its input).
+func (w *workGraph) exclusive(x *readIndex, name string, n *graph.Node) bool {
+	t := w.consts[name]
+	if t == nil || !w.foldedSet[t] || w.soleReader(x, name) != n {
+		return false
+	}
+	lo, hi := storage(t)
+	if lo == hi {
+		return false
+	}
+	shares := func(u *tensor.Tensor) bool {
+		l, h := storage(u)
+		return u == t || (l < hi && lo < h)
+	}
+	for other, u := range w.consts {
+		if other != name && shares(u) {
+			return false
+		}
+	}
+	for _, u := range w.g.Initializers {
+		if shares(u) {
+			return false
+		}
+	}
+	return true
+}
+
+// storage returns the address range of a tensor's elements (empty for none).
+func storage(t *tensor.Tensor) (lo, hi uintptr) {
+	v := reflect.ValueOf(t.Data())
+	if v.Kind() != reflect.Slice || v.Len() == 0 {
+		return 0, 0
+	}
+	lo = v.Pointer()
+	return lo, lo + uintptr(v.Len())*v.Type().Elem().Size()
 }
 
 // readIndex says who reads each value: how many nodes (inputs and subgraph
