@@ -10,6 +10,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gort-dev/gort/runtime/errs"
@@ -110,6 +111,8 @@ type Step struct {
 	// the CPU when an accelerator was offered.
 	CPUKernel any
 	Reason    string
+
+	source *graph.Node // the node before building (the compiler's key)
 }
 
 // Plan is a compiled graph (the main graph or a subgraph). It is immutable
@@ -161,7 +164,7 @@ func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.constSet[t] }
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
 func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
-	c := &compiler{opts: o, budget: o.FoldBytes, built: map[*graph.Node]any{}}
+	c := &compiler{opts: o, budget: o.FoldBytes, built: map[*graph.Node]any{}, builtConsts: map[*graph.Node][]*tensor.Tensor{}}
 	if c.budget <= 0 {
 		c.budget = DefaultFoldBytes
 	}
@@ -173,8 +176,10 @@ type compiler struct {
 	budget int64
 	depth  int // 0 for the main graph
 	// built holds kernels the rewrites already built for a node (with its
-	// final constant inputs), so that building does not pack weights twice.
-	built map[*graph.Node]any
+	// final constant inputs), so that building does not pack weights twice;
+	// builtConsts the constant inputs those kernels were built with.
+	built       map[*graph.Node]any
+	builtConsts map[*graph.Node][]*tensor.Tensor
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -244,8 +249,17 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		p.Outputs = append(p.Outputs, slot(o.Name))
 		p.OutNames = append(p.OutNames, o.Name)
 	}
+	readers := map[string]int{}
 	for _, n := range w.nodes {
-		st := &Step{Node: n, Device: CPU}
+		for _, r := range n.Reads {
+			readers[r]++
+		}
+	}
+	for _, o := range g.Outputs {
+		readers[o.Name]++
+	}
+	for _, n := range w.nodes {
+		st := &Step{Node: n, Device: CPU, source: n}
 		for _, in := range n.Inputs {
 			if in == "" {
 				st.In = append(st.In, -1)
@@ -266,6 +280,9 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		if err := c.buildStep(st, w); err != nil {
 			return nil, err
 		}
+		// Released right away, a constant is garbage while the next
+		// steps pack theirs.
+		c.releaseConsts(p, st, w, consts, readers)
 		p.Steps = append(p.Steps, st)
 	}
 	p.Slots = len(p.Names)
@@ -346,6 +363,33 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 		}
 	}
 	return nil
+}
+
+// releaseConsts lets a kernel that keeps its own form of a constant input
+// (op.ConstReleaser: packed weights) have the plan drop the constant, where
+// its step is the only reader (readers counts them by value name, graph
+// outputs included): the step then reads nothing from that slot, and the
+// session holds one form of the weights instead of two.
+func (c *compiler) releaseConsts(p *Plan, st *Step, w *workGraph, consts map[int]tensor.Value, readers map[string]int) {
+	k, ok := st.Kernel.(op.ConstReleaser)
+	if !ok || st.Device != CPU || len(st.Subplans) > 0 {
+		return
+	}
+	for i, s := range st.In {
+		name := p.Names[max(s, 0)]
+		if s < 0 || w.consts[name] == nil || readers[name] != 1 || slices.Index(st.In, s) != i || slices.Contains(st.In[i+1:], s) || !k.CanRelease(i) {
+			continue
+		}
+		k.Release(i)
+		st.In[i] = -1
+		st.Reads = slices.DeleteFunc(st.Reads, func(r int) bool { return r == s })
+		st.Node.Consts[i] = nil
+		if nc := c.builtConsts[st.source]; nc != nil {
+			nc[i] = nil
+		}
+		delete(consts, s)
+		w.dropConst(name)
+	}
 }
 
 // BuildKernel calls a builder, turning a panic into an error so that a

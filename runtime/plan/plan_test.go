@@ -441,3 +441,65 @@ func TestPlanHoldsOnlyReadConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedWeightsReleased: a Gemm that packed its constant B at build has
+// the plan drop B (op.ConstReleaser) when it alone reads it, and runs from
+// its packing; a B that another node also reads, or that is a graph output,
+// stays. Results match the unoptimised graph in every case, run after run.
+func TestPackedWeightsReleased(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := randTensor(r, 3, 10)
+	cases := []struct {
+		name     string
+		build    func(m *tm.Model)
+		released bool
+	}{
+		{"folded B read by one Gemm", func(m *tm.Model) {
+			m.Node("Gemm", []string{"x", "b", "c"}, []string{"y"}, tm.Int("transB", 1))
+		}, true},
+		{"folded B read by two Gemms", func(m *tm.Model) {
+			m.Node("Gemm", []string{"x", "b", "c"}, []string{"y1"}, tm.Int("transB", 1))
+			m.Node("Gemm", []string{"x", "b"}, []string{"y2"}, tm.Int("transB", 1))
+			m.Node("Sub", []string{"y1", "y2"}, []string{"y"})
+		}, false},
+		{"folded B that is also an output", func(m *tm.Model) {
+			m.Node("Gemm", []string{"x", "b", "c"}, []string{"y"}, tm.Int("transB", 1))
+			m.Output("b", tensor.Float, 6, 10)
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := tm.New(13)
+			m.Input("x", tensor.Float, 3, 10)
+			m.Init("b0", randTensor(r, 6, 10))
+			m.Init("half", tensor.Of([]int{1}, []float32{0.5}))
+			m.Node("Mul", []string{"b0", "half"}, []string{"b"}) // folded: B is the plan's own
+			m.Init("c", randTensor(r, 6))
+			c.build(m)
+			m.Output("y", tensor.Float, 3, 6)
+			feeds := map[string]tensor.Value{"x": x}
+			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
+			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			again, err := s.Run(context.Background(), feeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name := range want {
+				if d := max(maxDiff(t, got[name], want[name]), maxDiff(t, again[name], want[name])); d > 1e-6 {
+					t.Errorf("%s differs by %g", name, d)
+				}
+			}
+			p := s.Plan()
+			slot := p.SlotOf["b"]
+			released := p.Consts[slot] == nil
+			for _, st := range p.Steps {
+				if st.Node.OpType == "Gemm" && st.In[1] < 0 != released {
+					t.Errorf("%s reads B from slot %d, but the plan holds %v", st.Node.Name, st.In[1], p.Consts[slot] != nil)
+				}
+			}
+			if released != c.released {
+				t.Errorf("B released: %v, want %v", released, c.released)
+			}
+		})
+	}
+}

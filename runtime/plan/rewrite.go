@@ -395,6 +395,7 @@ func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
 	fk, ok := k.(op.FusingKernel)
 	if ok && fk.AppliesFusion() {
 		c.built[n] = k // the plan uses this kernel: weights are packed once
+		c.builtConsts[n] = node.Consts
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -19,11 +20,10 @@ import (
 )
 
 func main() {
-	gcOff := len(os.Args) > 1 && os.Args[1] == "-gcoff"
-	paths := os.Args[1:]
-	if gcOff {
-		paths = paths[1:]
-	}
+	gcOff := flag.Bool("gcoff", false, "turn the collector off during Load (its allocations then bound its peak)")
+	gcPercent := flag.Int("gcpercent", 100, "GOGC during Load (what the JS package's load sets: wasm/main.go)")
+	flag.Parse()
+	paths := flag.Args()
 	const mib = 1 << 20
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -34,7 +34,8 @@ func main() {
 		runtime.GC()
 		var before, after, gc runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if gcOff {
+		debug.SetGCPercent(*gcPercent)
+		if *gcOff {
 			debug.SetGCPercent(-1)
 		}
 		s, err := gort.Load(data, nil)
