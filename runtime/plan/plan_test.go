@@ -503,3 +503,46 @@ func TestPackedWeightsReleased(t *testing.T) {
 		})
 	}
 }
+
+// TestWinogradWeightsReleased: a 3×3 Conv that transformed its constant
+// weights for Winograd runs from that form, and the plan drops the weights
+// (folded by BatchNormalization here, so the plan's own); a Conv whose
+// weights stay in GEMM form keeps them.
+func TestWinogradWeightsReleased(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2, 32, 9, 7)
+	m.Init("w", randTensor(r, 40, 32, 3, 3))
+	m.Init("b", randTensor(r, 40))
+	for _, name := range []string{"scale", "shift", "mean", "var"} {
+		v := randTensor(r, 40)
+		for i := range v.F32() {
+			v.F32()[i] = v.F32()[i]*v.F32()[i] + 0.1
+		}
+		m.Init(name, v)
+	}
+	m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+	m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"a"})
+	m.Init("w2", randTensor(r, 8, 40, 1, 1))
+	m.Node("Conv", []string{"a", "w2"}, []string{"y"})
+	m.Output("y", tensor.Float, 2, 8, 9, 7)
+	feeds := map[string]tensor.Value{"x": randTensor(r, 2, 32, 9, 7)}
+	want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
+	got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+	again, err := s.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := max(maxDiff(t, got["y"], want["y"]), maxDiff(t, again["y"], want["y"])); d > 1e-4 {
+		t.Errorf("optimised result differs by %g", d)
+	}
+	p := s.Plan()
+	if len(p.Steps) != 2 || p.Steps[0].In[1] >= 0 || p.Steps[1].In[1] < 0 {
+		t.Fatalf("steps read weights from slots %v and %v; want the Winograd Conv's released, the 1×1 Conv's kept", p.Steps[0].In, p.Steps[1].In)
+	}
+	for s, v := range p.Consts {
+		if v != nil && strings.HasPrefix(p.Names[s], p.Steps[0].Node.Inputs[1]) {
+			t.Errorf("the plan still holds %s", p.Names[s])
+		}
+	}
+}
