@@ -229,7 +229,7 @@ var loadGC struct {
 	n, old int
 }
 
-// tightGC makes the collector run after 25% heap growth (instead of 100%)
+// tightGC makes the collector run after 50% heap growth (instead of 100%)
 // until the returned function is called, loads overlapping. Loading packs
 // weights while the constants they replace are still live, then drops
 // those (plan.releaseConsts): with the default setting the heap grows to
@@ -239,7 +239,7 @@ var loadGC struct {
 func tightGC() (restore func()) {
 	loadGC.Lock()
 	if loadGC.n == 0 {
-		loadGC.old = debug.SetGCPercent(25)
+		loadGC.old = debug.SetGCPercent(50)
 	}
 	loadGC.n++
 	loadGC.Unlock()

@@ -10,6 +10,7 @@
 package plan
 
 import (
+	goruntime "runtime"
 	"slices"
 	"sort"
 
@@ -111,8 +112,6 @@ type Step struct {
 	// the CPU when an accelerator was offered.
 	CPUKernel any
 	Reason    string
-
-	source *graph.Node // the node before building (the compiler's key)
 }
 
 // Plan is a compiled graph (the main graph or a subgraph). It is immutable
@@ -164,7 +163,7 @@ func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.constSet[t] }
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
 func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
-	c := &compiler{opts: o, budget: o.FoldBytes, built: map[*graph.Node]any{}, builtConsts: map[*graph.Node][]*tensor.Tensor{}}
+	c := &compiler{opts: o, budget: o.FoldBytes}
 	if c.budget <= 0 {
 		c.budget = DefaultFoldBytes
 	}
@@ -174,12 +173,10 @@ func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, err
 type compiler struct {
 	opts   Options
 	budget int64
-	depth  int // 0 for the main graph
-	// built holds kernels the rewrites already built for a node (with its
-	// final constant inputs), so that building does not pack weights twice;
-	// builtConsts the constant inputs those kernels were built with.
-	built       map[*graph.Node]any
-	builtConsts map[*graph.Node][]*tensor.Tensor
+	// releasedBytes counts the constants released since the last
+	// collection (collectAfter).
+	releasedBytes int64
+	depth         int // 0 for the main graph
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -259,7 +256,7 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		readers[o.Name]++
 	}
 	for _, n := range w.nodes {
-		st := &Step{Node: n, Device: CPU, source: n}
+		st := &Step{Node: n, Device: CPU}
 		for _, in := range n.Inputs {
 			if in == "" {
 				st.In = append(st.In, -1)
@@ -337,12 +334,9 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	for i, in := range n.Inputs {
 		node.Consts[i] = w.constTensor(in)
 	}
-	k, ok := c.built[n]
-	if !ok || len(n.Graphs) > 0 {
-		var err error
-		if k, err = BuildKernel(n.Builder, &node.Node); err != nil {
-			return errs.AtNode(err, n.Name)
-		}
+	k, err := BuildKernel(n.Builder, &node.Node)
+	if err != nil {
+		return errs.AtNode(err, n.Name)
 	}
 	st.Node = &node
 	st.Kernel = k
@@ -384,13 +378,24 @@ func (c *compiler) releaseConsts(p *Plan, st *Step, w *workGraph, consts map[int
 		st.In[i] = -1
 		st.Reads = slices.DeleteFunc(st.Reads, func(r int) bool { return r == s })
 		st.Node.Consts[i] = nil
-		if nc := c.builtConsts[st.source]; nc != nil {
-			nc[i] = nil
-		}
+		t := w.consts[name]
 		delete(consts, s)
 		w.dropConst(name)
+		if c.releasedBytes += int64(t.Len() * t.DType().ElemBytes()); c.releasedBytes >= collectAfter {
+			c.releasedBytes = 0
+			goruntime.GC()
+		}
 	}
 }
+
+// collectAfter is how many bytes of released constants trigger a
+// collection at once. The collector, paced by the heap's growth, would reuse
+// them only after the next layers' packed forms had been allocated beside
+// them (the heap peaking at the weights, packed and not, of several
+// layers), and WebAssembly memory never shrinks. The weights hold no
+// pointers, so a collection costs little; it happens only for models with
+// large layers (VGG-19's and AlexNet's fully connected ones).
+const collectAfter = 32 << 20
 
 // BuildKernel calls a builder, turning a panic into an error so that a
 // malformed attribute can never crash loading.

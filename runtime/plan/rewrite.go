@@ -381,24 +381,20 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
 // the fusion; a kernel that does not implement op.FusingKernel keeps the
-// nodes apart.
+// nodes apart. The kernel is built without its constant inputs, so that it
+// packs no weights: the plan builds the node's kernel once more, step by
+// step, and releases each step's constants as it goes (releaseConsts),
+// which keeps loading from holding every packed form beside every
+// constant at once.
 func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
 	node := n.Node
 	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
-	for i, in := range n.Inputs {
-		node.Consts[i] = w.constTensor(in)
-	}
 	k, err := BuildKernel(n.Builder, &node)
 	if err != nil {
 		return false
 	}
 	fk, ok := k.(op.FusingKernel)
-	if ok && fk.AppliesFusion() {
-		c.built[n] = k // the plan uses this kernel: weights are packed once
-		c.builtConsts[n] = node.Consts
-		return true
-	}
-	return false
+	return ok && fk.AppliesFusion()
 }
 
 // activation reads an activation node as an epilogue.
