@@ -94,13 +94,7 @@ func newWinoWeights(w []float32, m, c int, scratch []float32, packs *[16]PackedA
 // is dropped, as Conv will not use it.
 func (cw *ConvWeights) PackWinograd() {
 	c := cw.KDim / 9
-	// The unpacked transform is scratch: pooled, so that a model's layers
-	// share one buffer instead of each leaving 16/9 of its weights as
-	// garbage while loading.
-	ws := winoPool.Get().(*winoScratch)
-	ws.u = grow(ws.u, 16*cw.M*c)
-	cw.wino = newWinoWeights(cw.W, cw.M, c, ws.u, nil)
-	winoPool.Put(ws)
+	cw.wino = newWinoWeights(cw.W, cw.M, c, nil, nil)
 	cw.packed = nil
 }
 
