@@ -1,0 +1,103 @@
+package rnn
+
+import (
+	"flag"
+	"math"
+	"testing"
+)
+
+var exhaustive = flag.Bool("exhaustive", false, "check tanh32 and sigmoid32 on every float32 input")
+
+// Error bounds of the activations of the float32 path against float64
+// math, absolute, over every float32 input (TestActivationBounds with
+// -exhaustive checks all 2³² of them; without, a sample of ~1M spread over
+// every exponent).
+const (
+	tanhMaxErr    = 4e-7
+	sigmoidMaxErr = 3e-7
+)
+
+func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func TestActivationBounds(t *testing.T) {
+	step := uint64(4093)
+	if *exhaustive {
+		step = 1
+	}
+	var worstT, worstS float64
+	var atT, atS float32
+	buf, out := make([]float32, 0, 1024), make([]float32, 1024)
+	flush := func() {
+		// The vector forms must give the scalar results bit for bit.
+		tanhTo(out[:len(buf)], buf)
+		for i, x := range buf {
+			if y := tanh32(x); math.Float32bits(out[i]) != math.Float32bits(y) {
+				t.Fatalf("tanhTo(%v) = %v, tanh32 %v", x, out[i], y)
+			}
+		}
+		sigmoidTo(out[:len(buf)], buf)
+		for i, x := range buf {
+			if y := sigmoid32(x); math.Float32bits(out[i]) != math.Float32bits(y) {
+				t.Fatalf("sigmoidTo(%v) = %v, sigmoid32 %v", x, out[i], y)
+			}
+		}
+		buf = buf[:0]
+	}
+	for b := uint64(0); b < 1<<32; b += step {
+		x := math.Float32frombits(uint32(b))
+		if x != x {
+			if y := tanh32(x); y == y {
+				t.Fatalf("tanh32(NaN) = %v", y)
+			}
+			continue
+		}
+		if e := math.Abs(float64(tanh32(x)) - math.Tanh(float64(x))); !(e <= worstT) {
+			worstT, atT = e, x
+		}
+		if e := math.Abs(float64(sigmoid32(x)) - sigmoid64(float64(x))); !(e <= worstS) {
+			worstS, atS = e, x
+		}
+		if buf = append(buf, x); len(buf) == cap(buf) {
+			flush()
+		}
+	}
+	flush()
+	t.Logf("tanh32 max error %.3g at %v, sigmoid32 %.3g at %v", worstT, atT, worstS, atS)
+	if worstT > tanhMaxErr || worstS > sigmoidMaxErr {
+		t.Fatalf("tanh32 max error %.3g at %v (bound %g), sigmoid32 %.3g at %v (bound %g)", worstT, atT, tanhMaxErr, worstS, atS, sigmoidMaxErr)
+	}
+}
+
+// TestGemvAcc checks gemvAcc against the plain ordered sum, bit for bit, on
+// widths that exercise its 32-, 4- and 1-column parts and column offsets.
+func TestGemvAcc(t *testing.T) {
+	for _, tc := range []struct{ k, n, ld, c0 int }{
+		{0, 5, 5, 0}, {1, 1, 1, 0}, {3, 7, 9, 2}, {5, 32, 32, 0}, {4, 36, 40, 4},
+		{64, 256, 256, 0}, {64, 128, 192, 64}, {7, 70, 71, 1}, {2, 33, 96, 63},
+	} {
+		m := make([]float32, max(tc.k, 1)*tc.ld)
+		v := make([]float32, tc.k)
+		out := make([]float32, tc.n)
+		for i := range m {
+			m[i] = float32(math.Sin(float64(i)))
+		}
+		for i := range v {
+			v[i] = float32(math.Cos(float64(3 * i)))
+		}
+		for i := range out {
+			out[i] = float32(i%5) - 2
+		}
+		want := append([]float32(nil), out...)
+		for j := range want {
+			for p := range v {
+				want[j] += float32(v[p] * m[p*tc.ld+tc.c0+j])
+			}
+		}
+		gemvAcc(out, v, m, tc.ld, tc.c0)
+		for j := range want {
+			if math.Float32bits(out[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("%+v: out[%d] = %v, want %v", tc, j, out[j], want[j])
+			}
+		}
+	}
+}
