@@ -1,6 +1,7 @@
 package rnn
 
 import (
+	"math"
 	"sync"
 
 	"github.com/gort-dev/gort/ops/kernels"
@@ -40,7 +41,7 @@ type fast struct {
 
 // scratch is one run's working memory, kept between runs.
 type scratch struct {
-	xw, rT, bias, h, c, p, tmp, rh []float32
+	xw, rT, bias, h, c, p, tmp, rh, omz []float32
 }
 
 // grow returns buf resized to n values (contents unspecified).
@@ -145,6 +146,7 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 	c := grow(&sc.c, H)
 	tmp := grow(&sc.tmp, H)
 	rh := grow(&sc.rh, H)
+	omz := grow(&sc.omz, H)
 	for d := 0; d < D; d++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -206,7 +208,7 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 					gemvAcc(g, h, rT, N, 0)
 					lstmGates(g, c, h, peep, s.inputForget)
 				case "GRU":
-					gruStep(g, h, rT, rb[2*H:], tmp, rh, s.linearBeforeReset)
+					gruStep(g, h, rT, rb[2*H:], tmp, rh, omz, s.linearBeforeReset)
 				default:
 					gemvAcc(g, h, rT, N, 0)
 					tanhTo(h, g)
@@ -223,12 +225,17 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 }
 
 // gruStep advances one GRU step: g holds Xt·Wᵀ + Wb (+ Rb for z and r), rbh
-// is Rbh, tmp and rh are scratch of H values. See gruCell for the equations.
-func gruStep(g, h, rT []float32, rbh, tmp, rh []float32, linearBeforeReset bool) {
+// is Rbh, tmp, rh and omz are scratch of H values. See gruCell for the
+// equations; 1 - zt is computed as σ(-x), without the cancellation.
+func gruStep(g, h, rT []float32, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
 	H := len(h)
 	N := 3 * H
 	zr := g[:2*H]
 	gemvAcc(zr, h, rT, N, 0)
+	for j := range omz {
+		omz[j] = -zr[j]
+	}
+	sigmoidTo(omz, omz)
 	sigmoidTo(zr, zr)
 	z, r := zr[:H], zr[H:]
 	copy(tmp, rbh)
@@ -248,7 +255,7 @@ func gruStep(g, h, rT []float32, rbh, tmp, rh []float32, linearBeforeReset bool)
 	}
 	tanhTo(tmp, tmp)
 	for j := range h {
-		h[j] = (1-z[j])*tmp[j] + z[j]*h[j]
+		h[j] = omz[j]*tmp[j] + z[j]*h[j]
 	}
 }
 
@@ -256,10 +263,13 @@ func gruStep(g, h, rT []float32, rbh, tmp, rh []float32, linearBeforeReset bool)
 // pre-activations, c the previous cell state, pi, po, pf the peepholes. It
 // returns the new cell and hidden values (lstmGates' scalar form).
 func lstmUnit(gi, gO, gf, gc, c, pi, po, pf float32, inputForget bool) (float32, float32) {
-	it := sigmoid32(gi + pi*c)
-	ft := sigmoid32(gf + pf*c)
+	gi += pi * c
+	it := sigmoid32(gi)
+	var ft float32
 	if inputForget {
-		ft = 1 - it
+		ft = sigmoid32(-gi) // 1 - it, without the cancellation
+	} else {
+		ft = sigmoid32(gf + pf*c)
 	}
 	c = ft*c + it*tanh32(gc)
 	ot := sigmoid32(gO + po*c)
@@ -287,9 +297,28 @@ func tanh32(x float32) float32 {
 	return x * p / q
 }
 
-// sigmoid32 is 1/(1+e⁻ˣ) = (1 + tanh(x/2))/2, so its absolute error is at
-// most half tanh32's plus a rounding.
-func sigmoid32(x float32) float32 { return madd(tanh32(0.5*x), 0.5, 0.5) }
+// sigmoid32 is 1/(1+e⁻ˣ) with exp32: unlike (1 + tanh(x/2))/2 it keeps its
+// relative accuracy where σ(x) is tiny, which gates multiply into results
+// that the node suite compares with an absolute tolerance of 1e-7. Its
+// error bound is sigmoidMaxErr, checked like tanh32's.
+func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
+
+// exp32 is Cephes' expf: e^x = 2ⁿ·e^r with n = round(x·log2 e) and
+// |r| ≤ ln2/2 (r = x - n·ln2 in two parts, C1 exact in few bits), e^r by a
+// degree-7 polynomial. x is clamped to [-87.3, 88.3], where 2ⁿ stays a
+// normal float32 (the sigmoid only needs e^x there to be tiny or huge).
+func exp32(x float32) float32 {
+	x = min(max(x, expLo), expHi)
+	n := float32(math.RoundToEven(float64(float32(x * expLog2e))))
+	r := x - float32(n*expC1) - float32(n*expC2)
+	p := madd(r, expP0, expP1)
+	p = madd(p, r, expP2)
+	p = madd(p, r, expP3)
+	p = madd(p, r, expP4)
+	p = madd(p, r, expP5)
+	p = float32(p*float32(r*r)) + r + 1
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
+}
 
 // madd is a·b + c with the product rounded to float32 (never fused).
 func madd(a, b, c float32) float32 { return float32(a*b) + c }
@@ -307,4 +336,15 @@ const (
 	tanhB2    = 2.26843463243900e-03
 	tanhB4    = 1.18534705686654e-04
 	tanhB6    = 1.19825839466702e-06
+
+	expLo, expHi = -87.3, 88.3
+	expLog2e     = 1.44269504088896341
+	expC1        = 0.693359375
+	expC2        = -2.12194440e-4
+	expP0        = 1.9875691500e-4
+	expP1        = 1.3981999507e-3
+	expP2        = 8.3334519073e-3
+	expP3        = 4.1665795894e-2
+	expP4        = 1.6666665459e-1
+	expP5        = 5.0000001201e-1
 )

@@ -103,7 +103,22 @@ func tanh4(x f32x4) f32x4 {
 
 // sigmoid4 is sigmoid32 on four lanes.
 func sigmoid4(x f32x4) f32x4 {
-	return tanh4(x.Mul(bc(0.5))).Mul(bc(0.5)).Add(bc(0.5))
+	return bc(1).Div(bc(1).Add(exp4(x.Neg())))
+}
+
+// exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven).
+func exp4(x f32x4) f32x4 {
+	x = x.Max(bc(expLo)).Min(bc(expHi))
+	n := x.Mul(bc(expLog2e)).Round()
+	r := x.Sub(n.Mul(bc(expC1))).Sub(n.Mul(bc(expC2)))
+	p := r.Mul(bc(expP0)).Add(bc(expP1))
+	p = p.Mul(r).Add(bc(expP2))
+	p = p.Mul(r).Add(bc(expP3))
+	p = p.Mul(r).Add(bc(expP4))
+	p = p.Mul(r).Add(bc(expP5))
+	p = p.Mul(r.Mul(r)).Add(r).Add(bc(1))
+	scale := n.ConvertToInt32().Add(archsimd.BroadcastInt32x4(127)).ShiftAllLeft(23).ToBits().BitsToFloat32()
+	return p.Mul(scale)
 }
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
@@ -114,10 +129,11 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 	j := 0
 	for ; j+4 <= H; j += 4 {
 		cj := load4(c[j : j+4])
-		it := sigmoid4(load4(g[j : j+4]).Add(load4(p[j : j+4]).Mul(cj)))
+		gi := load4(g[j : j+4]).Add(load4(p[j : j+4]).Mul(cj))
+		it := sigmoid4(gi)
 		var ft f32x4
 		if inputForget {
-			ft = bc(1).Sub(it)
+			ft = sigmoid4(gi.Neg())
 		} else {
 			ft = sigmoid4(load4(g[2*H+j : 2*H+j+4]).Add(load4(p[2*H+j : 2*H+j+4]).Mul(cj)))
 		}
