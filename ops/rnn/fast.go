@@ -16,8 +16,9 @@ import (
 //   - the input projection X·Wᵀ + Wb (+ Rb) of every timestep is one GEMM
 //     (ops/kernels; W packed once at build when it is constant), so only
 //     the recurrent part stays sequential;
-//   - each step adds h·Rᵀ with a GEMV over Rᵀ (transposed once at build when
-//     R is constant) straight into that timestep's row of the projection;
+//   - each step adds h·Rᵀ with a GEMV over Rᵀ (packed in 8-column panels once
+//     at build when R is constant) straight into that timestep's row of the
+//     projection;
 //   - the gate activations use tanh32 / sigmoid32, a rational approximation
 //     evaluated four lanes at a time in the SIMD build (fast_simd.go);
 //   - every buffer comes from a per-kernel pool: a run allocates only its
@@ -35,13 +36,14 @@ type fast struct {
 	wSrc  *float32
 	wPack []*kernels.PackedB // per direction: op(B) = W[d]ᵀ, k = input, n = G·H
 	rSrc  *float32
-	rT    [][]float32 // per direction: R[d]ᵀ, [H, G·H]
+	rT    [][]*panels // per direction: R[d]ᵀ, split as gemvs reads it (rSplit)
 	pool  sync.Pool   // *scratch
 }
 
 // scratch is one run's working memory, kept between runs.
 type scratch struct {
-	xw, rT, bias, h, c, p, tmp, rh, omz []float32
+	xw, bias, h, c, p, tmp, rh, omz []float32
+	rT                              []*panels
 }
 
 // grow returns buf resized to n values (contents unspecified).
@@ -72,7 +74,7 @@ func newFast(n *op.Node, s *spec) *fast {
 		sh := R.Shape()
 		r := R.F32()
 		for d := 0; d < sh[0]; d++ {
-			f.rT = append(f.rT, transpose(nil, r[d*sh[1]*sh[2]:(d+1)*sh[1]*sh[2]], sh[1], sh[2]))
+			f.rT = append(f.rT, s.packR(nil, r[d*sh[1]*sh[2]:(d+1)*sh[1]*sh[2]], sh[2]))
 		}
 		f.rSrc = &r[0]
 	}
@@ -83,16 +85,46 @@ func newFast(n *op.Node, s *spec) *fast {
 // the input of this run.
 func same(src *float32, v []float32) bool { return src != nil && len(v) > 0 && src == &v[0] }
 
-// transpose writes the transpose of the rows×cols matrix m into dst (grown
-// as needed) and returns it.
-func transpose(dst, m []float32, rows, cols int) []float32 {
-	dst = grow(&dst, rows*cols)
-	for i := 0; i < rows; i++ {
-		for j, v := range m[i*cols : (i+1)*cols] {
-			dst[j*rows+i] = v
-		}
+// packR packs one direction's R ([G·H, H]) as the steps read it, reusing
+// dst's buffers: Rᵀ whole, except for GRU, whose h gate is multiplied
+// separately (z and r first, then h).
+func (s *spec) packR(dst []*panels, r []float32, H int) []*panels {
+	splits := []int{0, s.gates * H}
+	if s.kind == "GRU" {
+		splits = []int{0, 2 * H, 3 * H}
+	}
+	for len(dst) < len(splits)-1 {
+		dst = append(dst, new(panels))
+	}
+	for i := range splits[1:] {
+		dst[i].pack(r, H, splits[i], splits[i+1]-splits[i])
 	}
 	return dst
+}
+
+// panels is a k×n matrix packed for gemvAcc: panels of 8 columns over the
+// full depth, each k-major (data[q·8k + 8p + c] is element (p, 8q + c)),
+// columns past n zero. The GEMV then reads memory in order, and its SIMD
+// form keeps only two accumulators, which measured fastest in V8 (wider
+// blocks spill vector registers).
+type panels struct {
+	k, n int
+	data []float32
+}
+
+// pack sets m to the k×n matrix whose element (p, j) is r[(c0+j)·k + p]:
+// rows c0 to c0+n of r (rows of k values), transposed.
+func (m *panels) pack(r []float32, k, c0, n int) {
+	m.k, m.n = k, n
+	m.data = grow(&m.data, (n+7)/8*8*k)
+	clear(m.data)
+	for j := 0; j < n; j++ {
+		row := r[(c0+j)*k : (c0+j+1)*k]
+		q, c := j/8, j%8
+		for p, x := range row {
+			m.data[q*8*k+p*8+c] = x
+		}
+	}
 }
 
 // applies reports whether the inputs suit the float32 path.
@@ -171,11 +203,11 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 		} else {
 			kernels.Sgemm(false, true, T*B, N, I, 1, x, I, w[d*N*I:(d+1)*N*I], I, 1, xw, N)
 		}
-		var rT []float32
+		var rT []*panels
 		if len(f.rT) == D && same(f.rSrc, r) {
 			rT = f.rT[d]
 		} else {
-			sc.rT = transpose(sc.rT, r[d*N*H:(d+1)*N*H], N, H)
+			sc.rT = s.packR(sc.rT, r[d*N*H:(d+1)*N*H], H)
 			rT = sc.rT
 		}
 		var peep []float32
@@ -205,12 +237,12 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 				g := xw[rowOf(t, b)*N : (rowOf(t, b)+1)*N]
 				switch s.kind {
 				case "LSTM":
-					gemvAcc(g, h, rT, N, 0)
+					gemvAcc(g, h, rT[0])
 					lstmGates(g, c, h, peep, s.inputForget)
 				case "GRU":
 					gruStep(g, h, rT, rb[2*H:], tmp, rh, omz, s.linearBeforeReset)
 				default:
-					gemvAcc(g, h, rT, N, 0)
+					gemvAcc(g, h, rT[0])
 					tanhTo(h, g)
 				}
 				copy(y[yAt(t, d, b):yAt(t, d, b)+H], h)
@@ -227,11 +259,10 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 // gruStep advances one GRU step: g holds Xt·Wᵀ + Wb (+ Rb for z and r), rbh
 // is Rbh, tmp, rh and omz are scratch of H values. See gruCell for the
 // equations; 1 - zt is computed as σ(-x), without the cancellation.
-func gruStep(g, h, rT []float32, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
+func gruStep(g, h []float32, rT []*panels, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
 	H := len(h)
-	N := 3 * H
 	zr := g[:2*H]
-	gemvAcc(zr, h, rT, N, 0)
+	gemvAcc(zr, h, rT[0])
 	for j := range omz {
 		omz[j] = -zr[j]
 	}
@@ -240,7 +271,7 @@ func gruStep(g, h, rT []float32, rbh, tmp, rh, omz []float32, linearBeforeReset 
 	z, r := zr[:H], zr[H:]
 	copy(tmp, rbh)
 	if linearBeforeReset {
-		gemvAcc(tmp, h, rT, N, 2*H) // Ht-1·Rhᵀ + Rbh
+		gemvAcc(tmp, h, rT[1]) // Ht-1·Rhᵀ + Rbh
 		for j := range tmp {
 			tmp[j] = g[2*H+j] + r[j]*tmp[j]
 		}
@@ -248,7 +279,7 @@ func gruStep(g, h, rT []float32, rbh, tmp, rh, omz []float32, linearBeforeReset 
 		for j := range rh {
 			rh[j] = r[j] * h[j]
 		}
-		gemvAcc(tmp, rh, rT, N, 2*H) // (rt ⊙ Ht-1)·Rhᵀ + Rbh
+		gemvAcc(tmp, rh, rT[1]) // (rt ⊙ Ht-1)·Rhᵀ + Rbh
 		for j := range tmp {
 			tmp[j] += g[2*H+j]
 		}

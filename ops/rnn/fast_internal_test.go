@@ -73,17 +73,17 @@ func TestActivationBounds(t *testing.T) {
 }
 
 // TestGemvAcc checks gemvAcc against the plain ordered sum, bit for bit, on
-// widths that exercise its 32-, 4- and 1-column parts and column offsets.
+// widths with and without a partial last panel and row offsets.
 func TestGemvAcc(t *testing.T) {
-	for _, tc := range []struct{ k, n, ld, c0 int }{
+	for _, tc := range []struct{ k, n, rows, c0 int }{
 		{0, 5, 5, 0}, {1, 1, 1, 0}, {3, 7, 9, 2}, {5, 32, 32, 0}, {4, 36, 40, 4},
-		{64, 256, 256, 0}, {64, 128, 192, 64}, {7, 70, 71, 1}, {2, 33, 96, 63},
+		{64, 256, 256, 0}, {64, 64, 192, 128}, {7, 70, 71, 1}, {2, 33, 96, 63}, {5, 0, 3, 1},
 	} {
-		m := make([]float32, max(tc.k, 1)*tc.ld)
+		r := make([]float32, tc.rows*tc.k) // rows of k values; M[p, j] = r[(c0+j)·k + p]
 		v := make([]float32, tc.k)
 		out := make([]float32, tc.n)
-		for i := range m {
-			m[i] = float32(math.Sin(float64(i)))
+		for i := range r {
+			r[i] = float32(math.Sin(float64(i)))
 		}
 		for i := range v {
 			v[i] = float32(math.Cos(float64(3 * i)))
@@ -94,13 +94,46 @@ func TestGemvAcc(t *testing.T) {
 		want := append([]float32(nil), out...)
 		for j := range want {
 			for p := range v {
-				want[j] += float32(v[p] * m[p*tc.ld+tc.c0+j])
+				want[j] += float32(v[p] * r[(tc.c0+j)*tc.k+p])
 			}
 		}
-		gemvAcc(out, v, m, tc.ld, tc.c0)
+		var m panels
+		m.pack(r, tc.k, tc.c0, tc.n)
+		gemvAcc(out, v, &m)
 		for j := range want {
 			if math.Float32bits(out[j]) != math.Float32bits(want[j]) {
 				t.Fatalf("%+v: out[%d] = %v, want %v", tc, j, out[j], want[j])
+			}
+		}
+	}
+}
+
+// TestLSTMGates checks lstmGates (the SIMD build's phased vector form)
+// against lstmUnit unit by unit, bit for bit, with vector tails.
+func TestLSTMGates(t *testing.T) {
+	for _, H := range []int{1, 4, 6, 37, 64} {
+		for _, inputForget := range []bool{false, true} {
+			r := func(i int) float32 { return float32(3 * math.Sin(float64(i)*1.7+float64(H))) }
+			g, c, p := make([]float32, 4*H), make([]float32, H), make([]float32, 3*H)
+			for i := range g {
+				g[i] = 4 * r(i)
+			}
+			for i := range c {
+				c[i] = r(1000 + i)
+			}
+			for i := range p {
+				p[i] = r(2000+i) / 3
+			}
+			wantC, wantH := make([]float32, H), make([]float32, H)
+			for j := range H {
+				wantC[j], wantH[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
+			}
+			h := make([]float32, H)
+			lstmGates(g, c, h, p, inputForget)
+			for j := range H {
+				if math.Float32bits(c[j]) != math.Float32bits(wantC[j]) || math.Float32bits(h[j]) != math.Float32bits(wantH[j]) {
+					t.Fatalf("H=%d inputForget=%v unit %d: c, h = %v, %v, want %v, %v", H, inputForget, j, c[j], h[j], wantC[j], wantH[j])
+				}
 			}
 		}
 	}

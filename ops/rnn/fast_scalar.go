@@ -6,13 +6,19 @@ package rnn
 // GOEXPERIMENT=simd (fast_simd.go computes the same values four lanes at a
 // time, in the same order).
 
-// gemvAcc adds v·M[:, c0:c0+len(out)] to out, M having rows of ld values
-// (out[j] += Σₚ v[p]·M[p·ld + c0 + j], summed in order of p).
-func gemvAcc(out, v, m []float32, ld, c0 int) {
-	for p, vp := range v {
-		row := m[p*ld+c0 : p*ld+c0+len(out)]
-		for j, x := range row {
-			out[j] += float32(vp * x)
+// gemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
+// p); len(v) = m.k, len(out) = m.n.
+func gemvAcc(out, v []float32, m *panels) {
+	k := m.k
+	v, out = v[:k], out[:m.n]
+	for j0 := 0; j0 < len(out); j0 += 8 {
+		panel := m.data[j0*k : (j0+8)*k]
+		for c := range min(8, len(out)-j0) {
+			acc := out[j0+c]
+			for p, vp := range v {
+				acc += float32(vp * panel[p*8+c])
+			}
+			out[j0+c] = acc
 		}
 	}
 }

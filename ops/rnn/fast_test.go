@@ -103,14 +103,33 @@ func (c rnnCase) attrs() []*pb.AttributeProto {
 	return a
 }
 
-// run runs the node through a session: X and the states are feeds, W, R
-// and B initializers unless c.feeds.
+func (c rnnCase) outputs() int {
+	if c.kind == "LSTM" {
+		return 3
+	}
+	return 2
+}
+
+// run runs the node and returns its outputs.
 func (c rnnCase) run(t *testing.T, in []*tensor.Tensor) []*tensor.Tensor {
 	t.Helper()
-	nOut := 2
-	if c.kind == "LSTM" {
-		nOut = 3
+	s, feeds := c.session(t, in)
+	res, err := s.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatal(err)
 	}
+	out := make([]*tensor.Tensor, c.outputs())
+	for i := range out {
+		out[i] = res[fmt.Sprintf("out%d", i)].(*tensor.Tensor)
+	}
+	return out
+}
+
+// session loads a model of the one node: X and the states are feeds, W, R,
+// B and P initializers unless c.feeds.
+func (c rnnCase) session(t testing.TB, in []*tensor.Tensor) (*runtime.Session, map[string]tensor.Value) {
+	t.Helper()
+	nOut := c.outputs()
 	g := &pb.GraphProto{Name: "g"}
 	names := make([]string, len(in))
 	feeds := map[string]tensor.Value{}
@@ -151,15 +170,7 @@ func (c rnnCase) run(t *testing.T, in []*tensor.Tensor) []*tensor.Tensor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Run(context.Background(), feeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]*tensor.Tensor, nOut)
-	for i, o := range outs {
-		out[i] = res[o].(*tensor.Tensor)
-	}
-	return out
+	return s, feeds
 }
 
 func sig(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
@@ -336,5 +347,23 @@ func near(t *testing.T, what string, got *tensor.Tensor, want []float64) {
 		if d := math.Abs(float64(g[i]) - w); !(d <= 2e-5*(1+math.Abs(w))) {
 			t.Fatalf("%s[%d] = %v, want %v (error %.3g)", what, i, g[i], w, d)
 		}
+	}
+}
+
+// BenchmarkLSTM runs the shape of the VAD bench model's LSTMs (256 steps,
+// input and hidden 64, batch 1) with the float32 path on and off.
+func BenchmarkLSTM(b *testing.B) {
+	c := rnnCase{kind: "LSTM", dir: "forward", seq: 256, batch: 1, input: 64, hid: 64, bias: true, h0: true, c0: true}
+	in := c.inputs(1)
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fast=%v", on), func(b *testing.B) {
+			defer rnn.SetFast(rnn.SetFast(on))
+			s, feeds := c.session(b, in)
+			for b.Loop() {
+				if _, err := s.Run(context.Background(), feeds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
