@@ -19,13 +19,15 @@ import (
 //   - each step adds h·Rᵀ with a GEMV over Rᵀ (packed in 8-column panels once
 //     at build when R is constant) straight into that timestep's row of the
 //     projection;
-//   - the gate activations use tanh32 / sigmoid32, a rational approximation
-//     evaluated four lanes at a time in the SIMD build (fast_simd.go);
+//   - the gate activations are tanh32 (a rational approximation) and
+//     sigmoid32 (over a polynomial exp), four lanes at a time in the SIMD
+//     build (fast_simd.go), with error bounds checked on every float32;
 //   - every buffer comes from a per-kernel pool: a run allocates only its
 //     outputs.
 //
-// The results differ from the float64 path by float32 rounding only (see the
-// error bound of tanh32); fast_test.go checks both against a naive reference.
+// The results differ from the float64 path by float32 rounding and the
+// activations' few-ulp errors; fast_test.go checks both paths against a
+// naive float64 reference.
 
 // fastEnabled lets tests run the generic path on float32 inputs.
 var fastEnabled = true
@@ -36,7 +38,7 @@ type fast struct {
 	wSrc  *float32
 	wPack []*kernels.PackedB // per direction: op(B) = W[d]ᵀ, k = input, n = G·H
 	rSrc  *float32
-	rT    [][]*panels // per direction: R[d]ᵀ, split as gemvs reads it (rSplit)
+	rT    [][]*panels // per direction: R[d]ᵀ as the steps read it (packR)
 	pool  sync.Pool   // *scratch
 }
 
@@ -70,7 +72,10 @@ func newFast(n *op.Node, s *spec) *fast {
 		}
 		f.wSrc = &w[0]
 	}
-	if R := n.ConstInput(2); R != nil && R.DType() == tensor.Float && R.Rank() == 3 && R.Len() > 0 {
+	// R is packed only when its shape is consistent (a bad one is reported
+	// by check at run time).
+	if R := n.ConstInput(2); R != nil && R.DType() == tensor.Float && R.Rank() == 3 && R.Len() > 0 &&
+		R.Shape()[1] == s.gates*R.Shape()[2] && (s.hidden == 0 || s.hidden == R.Shape()[2]) {
 		sh := R.Shape()
 		r := R.F32()
 		for d := 0; d < sh[0]; d++ {

@@ -367,3 +367,30 @@ func BenchmarkLSTM(b *testing.B) {
 		})
 	}
 }
+
+// TestBadConstantR checks that a constant R of the wrong shape is reported
+// as an error (the float32 path packs constant weights when the kernel is
+// built, and must not trip over it first).
+func TestBadConstantR(t *testing.T) {
+	g := &pb.GraphProto{Name: "g",
+		Initializer: []*pb.TensorProto{
+			protoconv.Proto("x", f32([]int{1, 1, 1}, 1)),
+			protoconv.Proto("w", f32([]int{1, 4, 1}, 1, 1, 1, 1)),
+			protoconv.Proto("r", f32([]int{1, 3, 1}, 1, 1, 1)),
+		},
+		Node:   []*pb.NodeProto{{OpType: "LSTM", Input: []string{"x", "w", "r"}, Output: []string{"y"}}},
+		Output: []*pb.ValueInfoProto{{Name: "y", Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{TensorType: &pb.TypeProto_Tensor{ElemType: int32(tensor.Float)}}}}},
+	}
+	data, err := proto.Marshal(&pb.ModelProto{IrVersion: 9, OpsetImport: []*pb.OperatorSetIdProto{{Version: 14}}, Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := runtime.Load(data, nil)
+	if err == nil {
+		_, err = s.Run(context.Background(), nil)
+	}
+	if err == nil {
+		t.Fatal("no error for R of shape [1 3 1]")
+	}
+	t.Log(err)
+}
