@@ -394,3 +394,20 @@ func TestBadConstantR(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestFloat32PathAllocations checks that the float32 path allocates per run,
+// not per step: a run of 64 steps allocates no more than one of 4.
+func TestFloat32PathAllocations(t *testing.T) {
+	allocs := func(seq int) float64 {
+		c := rnnCase{kind: "LSTM", dir: "bidirectional", seq: seq, batch: 2, input: 5, hid: 12, bias: true, h0: true, c0: true}
+		s, feeds := c.session(t, c.inputs(3))
+		return testing.AllocsPerRun(20, func() {
+			if _, err := s.Run(context.Background(), feeds); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if short, long := allocs(4), allocs(64); long > short {
+		t.Errorf("%v allocations per run of 64 steps, %v for 4", long, short)
+	}
+}
