@@ -6,21 +6,18 @@ import (
 	"testing"
 )
 
-var exhaustive = flag.Bool("exhaustive", false, "check tanh32 and sigmoid32 on every float32 of magnitude in [2⁻²⁰, 128)")
+var exhaustive = flag.Bool("exhaustive", false, "check tanh32 and sigmoid32 on every float32")
 
 // Error bounds of the activations of the float32 path against float64
 // math. The error is relative, absolute where |f(x)| < 1e-30.
 //
-// TestActivationBounds with -exhaustive (a few CPU minutes) checks every
-// float32 of magnitude in [2⁻²⁰, 128), where the approximations do their
-// work; outside it both functions are flat (clamped inputs, or tanh32(x) =
-// x·p/q and exp32 with p, q and e^r constant to far below float32 precision),
-// which the default sample (~1M inputs spread over every exponent, zeros,
-// infinities and NaN included) covers. Measured: tanh32 3.14e-7 at
-// 5.7689342 (about 5 ulp), sigmoid32 1.25e-7 at -16.664158.
+// TestActivationBounds checks ~1M inputs spread over every exponent (zeros,
+// infinities and NaN included); with -exhaustive (about six CPU minutes),
+// all 2³² float32 values, which gave the maxima: tanh32 4.1e-7 at 5.827876
+// (7 ulp of its result), sigmoid32 1.48e-7 at -16.636244 (2.5 ulp).
 const (
-	tanhMaxErr    = 4e-7
-	sigmoidMaxErr = 3e-7
+	tanhMaxErr    = 4.2e-7
+	sigmoidMaxErr = 1.5e-7
 )
 
 func relErr(got float32, want float64) float64 {
@@ -31,10 +28,8 @@ func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func TestActivationBounds(t *testing.T) {
 	step := uint64(4093)
-	lo, hi := uint64(0), uint64(1<<32)
 	if *exhaustive {
 		step = 1
-		lo, hi = uint64(math.Float32bits(0x1p-20)), uint64(math.Float32bits(128))
 	}
 	var worstT, worstS float64
 	var atT, atS float32
@@ -76,11 +71,8 @@ func TestActivationBounds(t *testing.T) {
 		check(x)
 		check(-x)
 	}
-	for b := lo; b < hi; b += step {
+	for b := uint64(0); b < 1<<32; b += step {
 		check(math.Float32frombits(uint32(b)))
-		if *exhaustive {
-			check(-math.Float32frombits(uint32(b)))
-		}
 	}
 	flush()
 	t.Logf("tanh32 max error %.3g at %v, sigmoid32 %.3g at %v", worstT, atT, worstS, atS)
