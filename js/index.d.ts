@@ -32,6 +32,24 @@ export interface TensorDataTypeMap {
 
 export type TensorData = TensorDataTypeMap[TensorType];
 
+/** A global WebGPU type when the program has one (@webgpu/types), else the fallback; as onnxruntime-common does. */
+type TryGetGlobalType<Name extends string, Fallback = unknown> =
+  typeof globalThis extends { [k in Name]: { prototype: infer T } } ? T : Fallback;
+/** A GPUBuffer (from @webgpu/types when present). */
+export type GpuBuffer = TryGetGlobalType<'GPUBuffer', { readonly size: number; readonly usage: number; destroy(): void }>;
+/** A GPUDevice (from @webgpu/types when present). */
+export type GpuDevice = TryGetGlobalType<'GPUDevice', { createBuffer(descriptor: { size: number; usage: number; mappedAtCreation?: boolean }): GpuBuffer; readonly queue: unknown }>;
+
+export interface TensorFromGpuBufferOptions {
+  /** gort keeps float32 tensors on the GPU only; another type is GORT_INVALID_ARGUMENT. */
+  dataType?: 'float32';
+  dims: readonly number[];
+  /** Reads the data back for getData(); by default gort copies it through its device. */
+  download?: () => Promise<Float32Array>;
+  /** Called by dispose(); by default the caller's buffer is left alone. */
+  dispose?: () => void;
+}
+
 export declare class Tensor<T extends TensorType = TensorType> {
   /** new Tensor(type, data, dims?) — dims default to [data.length]. Data is not copied. */
   constructor(type: T, data: TensorDataTypeMap[T] | readonly number[] | readonly bigint[] | readonly boolean[] | readonly string[], dims?: readonly number[]);
@@ -43,11 +61,23 @@ export declare class Tensor<T extends TensorType = TensorType> {
   /** Number of elements (product of dims). */
   readonly size: number;
   data: TensorDataTypeMap[T];
-  readonly location: 'cpu';
+  /** 'cpu', or 'gpu-buffer' when the data stays in a GPUBuffer ('none' once such a tensor is disposed). */
+  readonly location: 'cpu' | 'gpu-buffer' | 'none';
   readonly cpuData: TensorDataTypeMap[T];
-  getData(): Promise<TensorDataTypeMap[T]>;
+  /** The GPUBuffer of a 'gpu-buffer' tensor (it may hold more than size × 4 bytes); GORT_INVALID_ARGUMENT otherwise. */
+  readonly gpuBuffer: GpuBuffer;
+  /** The data; a GPU tensor's is downloaded, and releaseData then disposes of the GPU copy (the tensor becomes a CPU one). */
+  getData(releaseData?: boolean): Promise<TensorDataTypeMap[T]>;
   reshape(dims: readonly number[]): Tensor<T>;
+  /** Drops the data; a session's GPU output destroys its GPUBuffer, a fromGpuBuffer tensor calls options.dispose. */
   dispose(): void;
+  /**
+   * A float32 tensor whose data stays in a GPUBuffer made on gort's device (`await env.webgpu.device`) with usage
+   * STORAGE | COPY_SRC. Fed to a session with executionProviders ['webgpu', ...], GPU steps read it in place.
+   * Bad arguments are GORT_INVALID_ARGUMENT; a buffer of another device, or dims the model does not take, make run()
+   * reject with GORT_INVALID_FEED.
+   */
+  static fromGpuBuffer(buffer: GpuBuffer, options: TensorFromGpuBufferOptions): Tensor<'float32'>;
 }
 
 /** A value a model takes or returns: a tensor, an ONNX sequence (array), or an empty ONNX optional (null). */
@@ -108,6 +138,8 @@ export interface TensorLike {
   readonly dims: readonly number[];
   readonly data: unknown;
   readonly location?: string;
+  /** For location 'gpu-buffer' (float32 only). */
+  readonly gpuBuffer?: unknown;
 }
 
 export declare namespace InferenceSession {
@@ -134,6 +166,14 @@ export declare namespace InferenceSession {
     onProgress?: (loaded: number, total: number) => void;
     /** Which graph rewrites run at load, as onnxruntime's levels (default 'all'). Another value is GORT_INVALID_ARGUMENT. */
     graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
+    /**
+     * 'gpu-buffer' leaves outputs that a WebGPU step produced in GPUBuffers (tensor.location 'gpu-buffer'), to feed
+     * another session or read with getData(); outputs made on the CPU still come back on the CPU. Per output:
+     * {name: 'gpu-buffer'}. Default 'cpu'. Ignored with env.wasm.proxy.
+     */
+    preferredOutputLocation?: 'cpu' | 'gpu-buffer' | Readonly<Record<string, 'cpu' | 'gpu-buffer'>>;
+    /** WebGPU's cost rule: nodes whose inputs all have fewer elements stay on the CPU (default 4096; 0 disables it). */
+    webgpuMinElements?: number;
     [key: string]: unknown;
   }
 
@@ -184,8 +224,13 @@ export interface Env {
     /** How often (ms) a run gives the event loop a turn (abort latency vs. overhead). Default 10. */
     yieldIntervalMs: number;
   };
-  /** onnxruntime-web's WebGPU settings: accepted, unused (choose WebGPU with executionProviders: ['webgpu', 'wasm']). */
-  webgpu: Record<string, unknown>;
+  webgpu: {
+    /**
+     * The GPUDevice WebGPU sessions run on (opened on first use), as onnxruntime-web's: make the GPUBuffers given to
+     * Tensor.fromGpuBuffer on it. Read-only: gort opens its own device.
+     */
+    readonly device: Promise<GpuDevice>;
+  };
   readonly versions: { gort: string };
 }
 
@@ -234,7 +279,9 @@ export interface GraphDocument {
   inputs: ValueInfo[];
   initializers: ValueInfo[];
   nodes: Array<{ index: number; name: string; op: string; domain?: string; inputs: string[]; outputs: ValueInfo[];
-    attrs?: Record<string, unknown>; subgraphs?: Record<string, GraphDocument> }>;
+    attrs?: Record<string, unknown>; subgraphs?: Record<string, GraphDocument>;
+    /** With executionProviders: where the node runs ('' device: no step, folded or fused away), and why on the CPU. */
+    placement?: { device: string; reason?: string; fusedInto?: string } }>;
   outputs: ValueInfo[];
 }
 
@@ -289,9 +336,12 @@ export interface Tolerance { rtol?: number; atol?: number }
 export declare function check(model: ModelSource, options?: { externalData?: InferenceSession.SessionOptions['externalData'] | null }): Promise<CheckReport>;
 /** Type and shape of every value, symbolic where symbolic. */
 export declare function inferShapes(model: ModelSource): Promise<ShapeReport>;
-/** The graph as text, or as a document with {json: true}. */
-export declare function printGraph(model: ModelSource, options?: { json?: false }): Promise<string>;
-export declare function printGraph(model: ModelSource, options: { json: true }): Promise<ModelDocument>;
+/**
+ * The graph as text, or as a document with {json: true}. With session options naming executionProviders
+ * ['webgpu', ...], each node also shows where it runs and why it stays on the CPU.
+ */
+export declare function printGraph(model: ModelSource, options?: { json?: false } & InferenceSession.SessionOptions): Promise<string>;
+export declare function printGraph(model: ModelSource, options: { json: true } & InferenceSession.SessionOptions): Promise<ModelDocument>;
 /** What gort can run and what the optimiser does, for these session options. */
 export declare function capabilities(model: ModelSource, options?: InferenceSession.SessionOptions): Promise<CapabilityReport>;
 /** Compares tensors (ONNX defaults rtol 1e-3, atol 1e-7). */

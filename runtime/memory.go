@@ -79,8 +79,8 @@ type estimate struct {
 func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimate {
 	inputs := map[string]graph.Type{}
 	for name, v := range feeds {
-		if t, ok := v.(*tensor.Tensor); ok {
-			shape := make([]graph.Dim, t.Rank())
+		if t, ok := v.(shaped); ok {
+			shape := make([]graph.Dim, len(t.Shape()))
 			for i, d := range t.Shape() {
 				shape[i] = graph.Dim{Value: int64(d)}
 			}
@@ -172,7 +172,7 @@ func feedSignature(feeds map[string]tensor.Value) string {
 	var b strings.Builder
 	for _, n := range names {
 		b.WriteString(n)
-		if t, ok := feeds[n].(*tensor.Tensor); ok {
+		if t, ok := feeds[n].(shaped); ok {
 			fmt.Fprintf(&b, ":%d%v", t.DType(), t.Shape())
 		}
 		b.WriteByte(0)

@@ -284,6 +284,9 @@ type RunOptions struct {
 	Trace func(n *graph.Node, outputs []tensor.Value)
 	// Profile is told how long each node took (see exec.Options.Profile).
 	Profile func(n *graph.Node, d time.Duration)
+	// KeepOnDevice names outputs left on the accelerator when a device
+	// step produced them (see exec.Options.KeepOnDevice).
+	KeepOnDevice map[string]bool
 }
 
 // Run executes the model. feeds maps input names to values; outputs selects
@@ -324,7 +327,7 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		return nil, err
 	}
 	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Profile: ro.Profile, Pool: s.pool,
-		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost})
+		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost, KeepOnDevice: ro.KeepOnDevice})
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +415,8 @@ func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[s
 	}
 	switch want.Kind {
 	case graph.KindTensor:
-		t, ok := v.(*tensor.Tensor)
+		// A tensor, or an accelerator's (a GPU buffer fed by the caller).
+		t, ok := v.(shaped)
 		if !ok {
 			return fail("expected a tensor %s, got %T", want, v)
 		}
@@ -422,7 +426,7 @@ func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[s
 		if want.Shape == nil {
 			return nil
 		}
-		if t.Rank() != len(want.Shape) {
+		if len(t.Shape()) != len(want.Shape) {
 			return fail("expected rank %d (shape %s), got shape %v", len(want.Shape), want, t.Shape())
 		}
 		for i, d := range want.Shape {
@@ -447,6 +451,12 @@ func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[s
 		}
 	}
 	return nil
+}
+
+// shaped is what *tensor.Tensor and tensor.Remote share.
+type shaped interface {
+	DType() tensor.DType
+	Shape() []int
 }
 
 // recoverTo turns a panic escaping the API into an Internal error.

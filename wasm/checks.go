@@ -103,9 +103,12 @@ func inferShapes(args []js.Value) (func() (any, error), error) {
 	}, nil
 }
 
-// printGraph(model, {json?: boolean}) → Promise<string | model document>.
+// printGraph(model, {json?: boolean, executionProviders?, ...load's options}) →
+// Promise<string | model document>. With executionProviders naming
+// 'webgpu', each node also shows where a session with those options runs
+// it, and why it stays on the CPU.
 func printGraph(args []js.Value) (func() (any, error), error) {
-	model, err := bytesArg(args, "printGraph needs the model bytes", "model")
+	model, opts, prov, err := modelArgs("printGraph", args)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +119,14 @@ func printGraph(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		m := printer.Build(mp, nil)
+		if prov.webgpu {
+			prov.open(&opts)
+			s, err := runtime.Load(model, &opts)
+			if err != nil {
+				return nil, err
+			}
+			m.Place(s.Plan(), "wasm")
+		}
 		if asDoc {
 			return asJSON(m)
 		}

@@ -230,6 +230,8 @@ func valueToJS(v tensor.Value) (js.Value, error) {
 		o.Set("value", w)
 	case nil:
 		return js.Null(), nil
+	case tensor.Remote:
+		return remoteToJS(v) // webgpu.go
 	default:
 		return js.Value{}, fmt.Errorf("%T values cannot be returned to JavaScript", v)
 	}
@@ -290,6 +292,10 @@ func valueFromJS(w js.Value, want graph.Type) (tensor.Value, error) {
 	var err error
 	switch kind.String() {
 	case "tensor":
+		if b := jsval.Get(w, "gpuBuffer"); !jsval.IsNullish(b) {
+			v, err = gpuFeedFromJS(w, b) // webgpu.go
+			break
+		}
 		v, err = tensorFromJS(w)
 	case "sequence":
 		v, err = sequenceFromJS(w, want)

@@ -77,6 +77,7 @@ func main() {
 	api.Set("ops", syncFunc(ops))
 	registerChecks(api) // checks.go
 	api.Set("providers", syncFunc(providers))
+	api.Set("gpuDevice", asyncFunc(gpuDevice))
 	js.Global().Get(key).Invoke(api)
 	select {}
 }
@@ -191,6 +192,7 @@ func load(args []js.Value) (func() (any, error), error) {
 	}
 	return func() (any, error) {
 		dev := prov.open(&opts) // webgpu.go: executionProviders
+		defer tightGC()()
 		s, err := runtime.Load(model, &opts)
 		if err != nil {
 			return nil, err
@@ -219,6 +221,36 @@ func load(args []js.Value) (func() (any, error), error) {
 			Providers:   dev.info(s),
 		}, nil
 	}, nil
+}
+
+// loadGC counts the loads in progress and keeps the collector's setting
+// from before the first.
+var loadGC struct {
+	sync.Mutex
+	n, old int
+}
+
+// tightGC makes the collector run after 50% heap growth (instead of 100%)
+// until the returned function is called, loads overlapping. Loading packs
+// weights while the constants they replace are still live, then drops
+// those (plan.releaseConsts): with the default setting the heap grows to
+// twice the model before that garbage is reused, and WebAssembly memory
+// never shrinks. The weights hold no pointers, so the extra collections
+// cost little.
+func tightGC() (restore func()) {
+	loadGC.Lock()
+	if loadGC.n == 0 {
+		loadGC.old = debug.SetGCPercent(50)
+	}
+	loadGC.n++
+	loadGC.Unlock()
+	return func() {
+		loadGC.Lock()
+		if loadGC.n--; loadGC.n == 0 {
+			debug.SetGCPercent(loadGC.old)
+		}
+		loadGC.Unlock()
+	}
 }
 
 func session(v js.Value) (*runtime.Session, int, error) {
@@ -275,6 +307,17 @@ func run(args []js.Value) (func() (any, error), error) {
 		interval = time.Duration(v.Float() * float64(time.Millisecond))
 	}
 	macrotask := jsval.Get(ro, "macrotask")
+	var keep map[string]bool
+	if g := jsval.Get(ro, "gpuOutputs"); !jsval.IsNullish(g) {
+		names, err := jsval.Strings(g)
+		if err != nil {
+			return nil, argErr("gpuOutputs: %v", err)
+		}
+		keep = map[string]bool{}
+		for _, n := range names {
+			keep[n] = true
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	reg.mu.Lock()
@@ -288,7 +331,10 @@ func run(args []js.Value) (func() (any, error), error) {
 			reg.mu.Unlock()
 			cancel(nil)
 		}()
-		var opts runtime.RunOptions
+		if err := wrapFeeds(feeds); err != nil { // webgpu.go
+			return nil, err
+		}
+		opts := runtime.RunOptions{KeepOnDevice: keep}
 		if macrotask.Type() == js.TypeFunction && interval >= 0 {
 			y := newYielder(macrotask, interval)
 			defer y.release()

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/tensor"
 	"github.com/gort-dev/gort/wasm/jsval"
 )
 
@@ -73,6 +75,106 @@ var gpuDev struct {
 	acc *webgpu.Accelerator
 }
 
+// sharedDevice opens the instance's device if no live one is open (it
+// awaits promises: call it from a goroutine).
+func sharedDevice() (*webgpu.Accelerator, error) {
+	gpuDev.mu.Lock()
+	defer gpuDev.mu.Unlock()
+	if gpuDev.acc == nil || gpuDev.acc.Lost() {
+		gpuDev.acc = nil
+		acc, err := webgpu.New()
+		if err != nil {
+			return nil, err
+		}
+		gpuDev.acc = acc
+	}
+	return gpuDev.acc, nil
+}
+
+// gpuDevice() → Promise<GPUDevice>: the device sessions run on (opened
+// now if none is), for gort.env.webgpu.device: buffers fed with
+// Tensor.fromGpuBuffer must be made on it.
+func gpuDevice([]js.Value) (func() (any, error), error) {
+	return func() (any, error) {
+		acc, err := sharedDevice()
+		if err != nil {
+			return nil, errs.New(errs.InvalidArgument, "no WebGPU device: %v", err)
+		}
+		return acc.GPUDevice(), nil
+	}, nil
+}
+
+// gpuFeed is a feed given as a GPUBuffer ({kind: 'tensor', type, dims,
+// gpuBuffer}); the run's goroutine wraps it (wrapFeeds), as wrapping
+// waits on the GPU.
+type gpuFeed struct {
+	tensor.RemoteValue
+	buf   js.Value
+	dtype string
+	shape []int
+}
+
+func gpuFeedFromJS(w, buf js.Value) (tensor.Value, error) {
+	dims, err := jsval.Ints(jsval.Get(w, "dims"))
+	if err != nil {
+		return nil, fmt.Errorf("dims: %v", err)
+	}
+	shape := make([]int, len(dims))
+	for i, d := range dims {
+		shape[i] = int(d)
+	}
+	return &gpuFeed{buf: buf, dtype: jsval.Get(w, "type").String(), shape: shape}, nil
+}
+
+// wrapFeeds turns the run's GPUBuffer feeds into device values of the
+// shared device (a CPU-only session downloads them where read).
+func wrapFeeds(feeds map[string]tensor.Value) error {
+	for name, v := range feeds {
+		f, ok := v.(*gpuFeed)
+		if !ok {
+			continue
+		}
+		fail := func(format string, a ...any) error {
+			return errs.New(errs.InvalidFeed, format, a...).WithTensor(name)
+		}
+		if f.dtype != "float32" {
+			return fail("a GPU-buffer tensor must be float32 (gort's WebGPU kernels are), got %s", f.dtype)
+		}
+		gpuDev.mu.Lock()
+		acc := gpuDev.acc
+		gpuDev.mu.Unlock()
+		if acc == nil || acc.Lost() {
+			return fail("no WebGPU device is open for this GPU-buffer tensor (create a session with executionProviders: ['webgpu'] first)")
+		}
+		r, err := acc.Feed(f.buf, f.shape)
+		if err != nil {
+			return fail("%v", err)
+		}
+		feeds[name] = r
+	}
+	return nil
+}
+
+// remoteToJS returns an output a device step produced as {kind: 'tensor',
+// type, dims, gpuBuffer}, handing the buffer over to JS (Tensor.dispose
+// destroys it); a device value it cannot hand over is downloaded.
+func remoteToJS(v tensor.Remote) (js.Value, error) {
+	buf, ok := webgpu.Detach(v)
+	if !ok {
+		t, err := v.Download()
+		if err != nil {
+			return js.Value{}, err
+		}
+		return valueToJS(t)
+	}
+	o := js.Global().Get("Object").New()
+	o.Set("kind", "tensor")
+	o.Set("type", v.DType().String())
+	o.Set("dims", jsval.ToJS(append([]int{}, v.Shape()...)))
+	o.Set("gpuBuffer", buf)
+	return o, nil
+}
+
 // deviceState is what one session asked for and got.
 type deviceState struct {
 	requested bool
@@ -90,20 +192,12 @@ func (c providerChoice) open(opts *runtime.Options) *deviceState {
 	if !c.webgpu {
 		return st
 	}
-	gpuDev.mu.Lock()
-	if gpuDev.acc == nil || gpuDev.acc.Lost() {
-		acc, err := webgpu.New()
-		if err != nil {
-			st.why = err.Error()
-			gpuDev.acc = nil
-		} else {
-			gpuDev.acc = acc
-		}
+	acc, err := sharedDevice()
+	if err != nil {
+		st.why = err.Error()
+	} else {
+		st.acc = acc.With(webgpu.Options{MinElements: c.minElements})
 	}
-	if gpuDev.acc != nil {
-		st.acc = gpuDev.acc.With(webgpu.Options{MinElements: c.minElements})
-	}
-	gpuDev.mu.Unlock()
 	if st.acc == nil {
 		js.Global().Get("console").Call("warn", "gort: WebGPU unavailable, running on the CPU: "+st.why)
 		return st

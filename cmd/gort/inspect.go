@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gort-dev/gort/ops/webgpu"
+	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/check"
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -332,15 +334,24 @@ func fmtOpsets(m map[string]int64) string {
 
 func cmdPrint(e *env, args []string) int {
 	f := newFlags(e, "print", "model.onnx", "Prints the graph in the spirit of onnx.helper.printable_graph, with the inferred type and\nshape of every value and subgraphs indented; --json gives the same as a JSON document.")
+	gpu := f.Bool("webgpu", false, "also show where a WebGPU session would run each node, and why a node stays on the CPU\n(WebGPU's placement rules and default cost threshold, decided without a device)")
 	pos, code, ok := f.parse(args, 1)
 	if !ok {
 		return code
 	}
-	mp, _, ok := e.readModel(pos[0])
+	mp, b, ok := e.readModel(pos[0])
 	if !ok {
 		return exitUsage
 	}
 	pm := printer.Build(mp, nil)
+	if *gpu {
+		s, err := runtime.Load(b, &runtime.Options{Accelerator: webgpu.Dry{Options: webgpu.Options{MinElements: webgpu.DefaultMinElements}}})
+		if err != nil {
+			fmt.Fprintf(e.err, "gort: %v\n", err)
+			return exitFailed
+		}
+		pm.Place(s.Plan(), "cpu")
+	}
 	if *f.json {
 		e.writeJSON(pm)
 		return exitOK

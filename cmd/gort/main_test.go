@@ -155,6 +155,12 @@ func TestInspectAndPrint(t *testing.T) {
 	if !strings.Contains(out, `"op": "Mul"`) {
 		t.Errorf("print json:\n%s", out)
 	}
+	// --webgpu: each node says where a WebGPU session would run it (this
+	// model's tensors are under the cost threshold: the CPU, with why).
+	out, _, code = gort("print", "--webgpu", p)
+	if code != 0 || !strings.Contains(out, "= Relu(%s)  # on cpu: tiny: inputs of at most 6 elements") {
+		t.Errorf("print --webgpu: %d\n%s", code, out)
+	}
 }
 
 func TestRunCompareDiverge(t *testing.T) {

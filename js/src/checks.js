@@ -32,8 +32,9 @@ export async function inferShapes(model) {
 /** The graph as text (printable_graph style) or, with {json: true}, as a document. */
 export async function printGraph(model, options) {
   const o = options || {};
-  const { bytes } = await loadArguments(model);
-  return tool('printGraph', bytes, { json: !!o.json });
+  // With executionProviders (as create takes), each node shows where it runs.
+  const { bytes, loadOpts } = await loadArguments(model, o);
+  return tool('printGraph', bytes, Object.assign(loadOpts, { json: !!o.json }));
 }
 
 /**

@@ -4,6 +4,9 @@ import { ErrorCode, gortError } from './errors.js';
 import { isNode, platform } from './platform.js';
 import { toBytes } from './io.js';
 
+// Filled in by index.js (env cannot import the backends, which import env).
+export const hooks = { gpuDevice: () => Promise.reject(gortError(ErrorCode.INTERNAL, 'gort is not initialised')) };
+
 export const LOG_LEVELS = ['verbose', 'info', 'warning', 'error', 'fatal'];
 
 export const env = {
@@ -29,8 +32,17 @@ export const env = {
      */
     yieldIntervalMs: 10,
   },
-  /** onnxruntime-web has env.webgpu; gort has no WebGPU backend yet, so this is only a place to write to. */
-  webgpu: {},
+  webgpu: {
+    /**
+     * A Promise of the GPUDevice that sessions with executionProviders ['webgpu'] run on (opened now if no
+     * session opened it yet), as in onnxruntime-web. GPUBuffers given to Tensor.fromGpuBuffer must be made on
+     * it. gort opens its own device: setting one is an error.
+     */
+    get device() { return hooks.gpuDevice(); },
+    set device(v) {
+      throw gortError(ErrorCode.INVALID_ARGUMENT, 'gort opens its own GPUDevice: read (await) env.webgpu.device and create GPUBuffers on it');
+    },
+  },
   get versions() { return { gort: platform.version }; },
 };
 

@@ -13,7 +13,7 @@
 //   session.js         InferenceSession
 //   checks.js          model checks: check, inferShapes, printGraph, capabilities, compare, diverge, npy
 import { ErrorCode } from './errors.js';
-import { env } from './env.js';
+import { env, hooks } from './env.js';
 import { Tensor, fromBfloat16Bits, fromFloat16Bits, toBfloat16Bits, toFloat16Bits, toNumbers } from './tensor.js';
 import { InferenceSession } from './session.js';
 import { defaultBackend } from './backends/index.js';
@@ -21,6 +21,8 @@ import { serveWorker } from './backends/proxy.js';
 import { toBytes } from './io.js';
 import { wireToValue } from './wire.js';
 import { capabilities, check, compare, diverge, inferShapes, printGraph, readNpy, recordValues, writeNpy } from './checks.js';
+
+hooks.gpuDevice = () => defaultBackend().gpuDevice();
 
 /** Internal helpers for gort's own tests and tools; not a stable API. */
 async function _decodeValue(bytes, kind) {

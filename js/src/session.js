@@ -37,7 +37,14 @@ function parseOptions(options) {
   const ext = o.externalData;
   if (ext !== undefined && !Array.isArray(ext)) throw gortError(ErrorCode.INVALID_ARGUMENT, 'externalData must be an array of {path, data}');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw gortError(ErrorCode.INVALID_ARGUMENT, 'onProgress must be a function');
-  return { providers: names, level, fdo, gol, ext: ext || [], onProgress: o.onProgress };
+  const pol = o.preferredOutputLocation;
+  const locs = pol === undefined ? [] : typeof pol === 'string' ? [pol] : pol && typeof pol === 'object' ? Object.values(pol) : [pol];
+  for (const l of locs) {
+    if (l !== 'cpu' && l !== 'gpu-buffer') {
+      throw gortError(ErrorCode.INVALID_ARGUMENT, `preferredOutputLocation must be 'cpu', 'gpu-buffer' or {outputName: location} of those, got ${JSON.stringify(l)}`);
+    }
+  }
+  return { providers: names, level, fdo, gol, ext: ext || [], onProgress: o.onProgress, pol };
 }
 
 /**
@@ -62,6 +69,8 @@ export async function loadArguments(source, options) {
   }
   const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
   if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
+  // WebGPU's cost rule (README; checked by gort.wasm).
+  if (options && options.webgpuMinElements !== undefined) loadOpts.webgpuMinElements = options.webgpuMinElements;
   // The providers gort.wasm places nodes on, in the caller's order (other
   // names are skipped by selectBackend, with reasons).
   loadOpts.executionProviders = opts.providers.map((n) => String(n).toLowerCase()).filter((n) => RUNTIME_PROVIDERS.includes(n));
@@ -128,6 +137,14 @@ export class InferenceSession {
     const s = new InferenceSession(info, opts, be);
     log(opts.level, 0, `loaded a model of ${bytes.byteLength} bytes in ${Date.now() - t0} ms on ${be.name}:`, s.inputNames, '→', s.outputNames);
     for (const u of info.unsupported || []) log(opts.level, 2, 'this model has a node gort cannot run:', u);
+    if (opts.pol && typeof opts.pol === 'object') {
+      for (const k of Object.keys(opts.pol)) {
+        if (!s.outputNames.includes(k)) {
+          be.release(info);
+          throw gortError(ErrorCode.INVALID_ARGUMENT, `preferredOutputLocation names "${k}", which is not an output; the outputs are ${s.outputNames.join(', ')}`);
+        }
+      }
+    }
     const why = info.providers && info.providers.webgpuUnavailable;
     if (why) log(opts.level, 2, `WebGPU is not in use: ${why}; the session runs on the CPU (wasm)`);
     return s;
@@ -206,7 +223,10 @@ export class InferenceSession {
         }
         started = true;
         try {
-          const out = await this._backend.run(this._info, runId, wire, fetches, { yieldIntervalMs: env.wasm.yieldIntervalMs });
+          // Outputs a GPU step produced stay in GPUBuffers where asked (preferredOutputLocation 'gpu-buffer').
+          const pol = this._opts.pol;
+          const gpuOutputs = (fetches || this.outputNames).filter((n) => (pol && typeof pol === 'object' ? pol[n] : pol) === 'gpu-buffer');
+          const out = await this._backend.run(this._info, runId, wire, fetches, { yieldIntervalMs: env.wasm.yieldIntervalMs, gpuOutputs });
           const res = {};
           for (const name of fetches || this.outputNames) res[name] = wireToValue(out[name]);
           log(this._opts.level, 0, `run took ${Date.now() - t0} ms`);

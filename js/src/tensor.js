@@ -2,6 +2,7 @@
 // dims, size, location, getData, dispose), and the element-type tables and
 // float16/bfloat16 conversions the rest of the package shares.
 import { ErrorCode, gortError } from './errors.js';
+import { env } from './env.js';
 
 // ORT type name → typed array constructor for .data. Types onnxruntime-web
 // lacks follow gort's Go storage: bfloat16 as Uint16Array bits, int4/int2
@@ -180,12 +181,102 @@ export class Tensor {
     Object.defineProperty(this, 'size', { value: size, enumerable: true });
     this.data = data;
   }
-  get location() { return 'cpu'; }
+  /** 'cpu', or for a GPU tensor 'gpu-buffer' ('none' once disposed). */
+  get location() { return this._gpu ? this._gpu.location : 'cpu'; }
   get cpuData() { return this.data; }
-  /** Resolves to the data (onnxruntime-web compatibility; gort tensors always live on the CPU). */
-  async getData() { return this.data; }
-  /** A tensor of other dims sharing this one's data. */
-  reshape(dims) { return new Tensor(this.type, this.data, dims); }
-  /** Drops the reference to the data (the GC frees it). */
-  dispose() { this.data = this.type === 'string' ? [] : new ARRAY_OF[this.type](0); }
+  /** The GPUBuffer of a GPU tensor (it may be larger than size × 4 bytes). */
+  get gpuBuffer() {
+    if (this.location !== 'gpu-buffer') throw gortError(ErrorCode.INVALID_ARGUMENT, `the tensor's data is not in a GPUBuffer (location '${this.location}')`);
+    return this._gpu.buffer;
+  }
+  /**
+   * Resolves to the data, downloading a GPU tensor's; releaseData also
+   * disposes of the GPU copy, leaving a CPU tensor.
+   */
+  async getData(releaseData) {
+    const g = this._gpu;
+    if (!g) return this.data;
+    if (g.location !== 'gpu-buffer') throw gortError(ErrorCode.INVALID_ARGUMENT, 'the tensor was disposed');
+    const data = new ARRAY_OF[this.type](await g.download());
+    if (releaseData) {
+      this.dispose();
+      Object.defineProperty(this, 'data', { value: data, writable: true, enumerable: true, configurable: true });
+      this._gpu = null;
+    }
+    return data;
+  }
+  /** A tensor of other dims sharing this one's data (or GPUBuffer). */
+  reshape(dims) {
+    const g = this._gpu;
+    return g ? Tensor.fromGpuBuffer(g.buffer, { dataType: this.type, dims, download: g.download }) : new Tensor(this.type, this.data, dims);
+  }
+  /**
+   * Drops the reference to the data (the GC frees it). A GPU tensor calls
+   * its dispose callback: a session's output destroys its GPUBuffer, one
+   * made with fromGpuBuffer leaves the caller's buffer alone unless given one.
+   */
+  dispose() {
+    const g = this._gpu;
+    if (!g) {
+      this.data = this.type === 'string' ? [] : new ARRAY_OF[this.type](0);
+      return;
+    }
+    if (g.location === 'gpu-buffer' && g.dispose) g.dispose();
+    g.location = 'none';
+  }
+
+  /**
+   * A tensor whose data stays in a GPUBuffer, as onnxruntime-web's:
+   * fromGpuBuffer(buffer, {dataType = 'float32', dims, download?, dispose?}).
+   * The buffer must be made on gort's device (await gort.env.webgpu.device)
+   * with usage STORAGE | COPY_SRC and hold float32 data (gort's WebGPU
+   * kernels are float32). Fed to a WebGPU session, GPU steps read it in
+   * place; getData() downloads it (with download, if given).
+   */
+  static fromGpuBuffer(buffer, options) {
+    const o = options || {};
+    const type = o.dataType === undefined ? 'float32' : o.dataType;
+    const what = 'Tensor.fromGpuBuffer';
+    if (!buffer || typeof buffer !== 'object' || typeof buffer.size !== 'number' || typeof buffer.usage !== 'number') {
+      throw gortError(ErrorCode.INVALID_ARGUMENT, `${what} needs a GPUBuffer`);
+    }
+    if (type !== 'float32') throw gortError(ErrorCode.INVALID_ARGUMENT, `${what}: gort keeps only float32 tensors on the GPU, got dataType '${type}'`);
+    const dims = checkDims(o.dims, what);
+    const size = sizeOf(dims);
+    if (size * 4 > buffer.size) throw gortError(ErrorCode.INVALID_ARGUMENT, `${what}: dims [${dims}] need ${size * 4} bytes, the buffer has ${buffer.size}`);
+    if ((buffer.usage & GPU_USAGE) !== GPU_USAGE) throw gortError(ErrorCode.INVALID_ARGUMENT, `${what}: the buffer needs usage GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC`);
+    const t = Object.create(Tensor.prototype);
+    Object.defineProperty(t, 'type', { value: type, enumerable: true });
+    Object.defineProperty(t, 'dims', { value: Object.freeze(dims), enumerable: true });
+    Object.defineProperty(t, 'size', { value: size, enumerable: true });
+    Object.defineProperty(t, 'data', {
+      get() { throw gortError(ErrorCode.INVALID_ARGUMENT, "the tensor's data is on the GPU: use await tensor.getData()"); },
+      enumerable: true, configurable: true,
+    });
+    const download = o.download || (async () => readGpuBuffer(await env.webgpu.device, buffer, size * 4));
+    Object.defineProperty(t, '_gpu', { value: { location: 'gpu-buffer', buffer, download, dispose: o.dispose }, writable: true });
+    return t;
+  }
+}
+
+const GPU_USAGE = 0x80 | 0x4; // GPUBufferUsage.STORAGE | COPY_SRC
+
+// Copies bytes of a GPUBuffer to an ArrayBuffer through a mappable
+// staging buffer. The error scope keeps a foreign buffer's validation
+// error off the device (where it would fail every later run).
+export async function readGpuBuffer(device, buffer, bytes) {
+  if (!bytes) return new ArrayBuffer(0);
+  device.pushErrorScope('validation');
+  const staging = device.createBuffer({ size: bytes, usage: 0x1 | 0x8 }); // MAP_READ | COPY_DST
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buffer, 0, staging, 0, bytes);
+  device.queue.submit([enc.finish()]);
+  const err = await device.popErrorScope();
+  try {
+    if (err) throw gortError(ErrorCode.INVALID_ARGUMENT, `cannot read the GPUBuffer on gort's device: ${err.message}`);
+    await staging.mapAsync(1); // GPUMapMode.READ
+    return staging.getMappedRange().slice(0);
+  } finally {
+    staging.destroy();
+  }
 }

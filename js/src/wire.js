@@ -24,14 +24,20 @@ export function tensorToWire(t, name) {
     throw gortError(ErrorCode.INVALID_FEED, `${where}: unknown tensor type '${type}'`, { tensor: name });
   }
   const loc = t.location;
-  if (loc !== undefined && loc !== 'cpu' && loc !== 'cpu-pinned') {
-    throw gortError(ErrorCode.INVALID_FEED, `${where}: the tensor lives on '${loc}'; gort takes CPU tensors (make one from await tensor.getData())`, { tensor: name });
+  if (loc !== undefined && loc !== 'cpu' && loc !== 'cpu-pinned' && loc !== 'gpu-buffer') {
+    throw gortError(ErrorCode.INVALID_FEED, `${where}: the tensor lives on '${loc}'${loc === 'none' ? ' (disposed)' : ''}; gort takes CPU tensors and float32 GPU-buffer tensors`, { tensor: name });
   }
   let dims;
   try {
     dims = checkDims(t.dims, where);
   } catch (e) {
     throw gortError(ErrorCode.INVALID_FEED, e.message.replace(/^GORT_\w+: /, ''), { tensor: name });
+  }
+  if (loc === 'gpu-buffer') {
+    if (type !== 'float32') throw gortError(ErrorCode.INVALID_FEED, `${where}: a GPU-buffer tensor must be float32, got ${type}`, { tensor: name });
+    const gpuBuffer = t.gpuBuffer;
+    if (!gpuBuffer || typeof gpuBuffer !== 'object') throw gortError(ErrorCode.INVALID_FEED, `${where}: the tensor lives on 'gpu-buffer' but has no gpuBuffer`, { tensor: name });
+    return { kind: 'tensor', type, dims, gpuBuffer };
   }
   const size = sizeOf(dims);
   const data = t.data;
@@ -67,6 +73,8 @@ export function wireToValue(w) {
   if (w === null || w === undefined) return null;
   switch (w.kind) {
     case 'tensor': {
+      // An output left on the GPU (preferredOutputLocation): the tensor owns the buffer.
+      if (w.gpuBuffer) return Tensor.fromGpuBuffer(w.gpuBuffer, { dataType: w.type, dims: w.dims, dispose: () => w.gpuBuffer.destroy() });
       if (w.type === 'string') return new Tensor('string', w.strings, w.dims);
       const Ctor = ARRAY_OF[w.type];
       const b = w.bytes;

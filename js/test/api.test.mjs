@@ -244,6 +244,36 @@ test('executionProviders webgpu without navigator.gpu: the session runs on the C
   await plain.release();
 });
 
+test('GPU tensors without navigator.gpu: argument errors, CPU outputs, no device', async () => {
+  const m = passthrough([f32('x', [2])]);
+  // preferredOutputLocation is checked at create; with no GPU step, outputs come back on the CPU.
+  await rejectsWith(InferenceSession.create(m, { preferredOutputLocation: 'texture' }), ErrorCode.INVALID_ARGUMENT, /preferredOutputLocation/);
+  await rejectsWith(InferenceSession.create(m, { preferredOutputLocation: { nope: 'gpu-buffer' } }), ErrorCode.INVALID_ARGUMENT, /not an output/);
+  const s = await InferenceSession.create(m, { executionProviders: ['webgpu', 'wasm'], preferredOutputLocation: 'gpu-buffer', logSeverityLevel: 3 });
+  const out = await s.run({ x: new Tensor('float32', new Float32Array([1, 2]), [2]) });
+  assert.equal(out.x.location, 'cpu');
+  assert.deepEqual([...(await out.x.getData())], [1, 2]);
+  // fromGpuBuffer checks its arguments before any device is involved.
+  const fake = { size: 8, usage: 0x80 | 0x4, destroy() {} };
+  assert.throws(() => Tensor.fromGpuBuffer({}, { dims: [2] }), (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  assert.throws(() => Tensor.fromGpuBuffer(fake, { dataType: 'int32', dims: [2] }), (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  assert.throws(() => Tensor.fromGpuBuffer(fake, { dims: [3] }), (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  assert.throws(() => Tensor.fromGpuBuffer({ size: 8, usage: 0x1, destroy() {} }, { dims: [2] }), (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  const g = Tensor.fromGpuBuffer(fake, { dims: [2], download: async () => new Float32Array([3, 4]) });
+  assert.equal(g.location, 'gpu-buffer');
+  assert.equal(g.gpuBuffer, fake);
+  assert.throws(() => g.data, (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  assert.deepEqual([...(await g.getData())], [3, 4]);
+  // Fed to a run here, there is no device to read it on.
+  await rejectsWith(s.run({ x: g }), ErrorCode.INVALID_FEED, /no WebGPU device/);
+  g.dispose();
+  assert.equal(g.location, 'none');
+  await rejectsWith(s.run({ x: g }), ErrorCode.INVALID_FEED, /disposed/);
+  await rejectsWith(env.webgpu.device, ErrorCode.INVALID_ARGUMENT, /no WebGPU device/);
+  assert.throws(() => { env.webgpu.device = {}; }, (e) => e.code === ErrorCode.INVALID_ARGUMENT);
+  await s.release();
+});
+
 test('freeDimensionOverrides fixes symbolic dims in metadata and feed checks', async () => {
   const m = passthrough([f32('x', ['batch', 3, 'len'])]);
   const plain = await InferenceSession.create(m);

@@ -153,7 +153,7 @@ func anyZero[T tensor.Number](s []T) bool {
 func arithInto(k arithOp, out, a, b *tensor.Tensor) {
 	switch od := out.Data().(type) {
 	case []float32:
-		arithT(k, od, out.Shape(), a, b)
+		arithTWith(k, od, out.Shape(), a, b, arithRowF32) // SIMD128 rows in the wasm SIMD build
 	case []float64:
 		arithT(k, od, out.Shape(), a, b)
 	case []int8:
@@ -178,6 +178,11 @@ func arithInto(k arithOp, out, a, b *tensor.Tensor) {
 }
 
 func arithT[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Tensor) {
+	arithTWith(k, od, shape, a, b, arithRow[T])
+}
+
+// arithTWith is arithT with the row kernel given.
+func arithTWith[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Tensor, arithRow func(k arithOp, d, a, b []T)) {
 	ad, bd := tensor.Data[T](a), tensor.Data[T](b)
 	if slices.Equal(a.Shape(), shape) && slices.Equal(b.Shape(), shape) {
 		arithRow(k, od, ad, bd)

@@ -72,9 +72,9 @@ func init() {
 					return []*tensor.Tensor{out}, nil
 				}
 				if dt == tensor.Double {
-					softmaxT(k, out.F64(), x.F64(), outer, mid, inner, math.Exp, math.Log)
+					softmaxT(k, out.F64(), x.F64(), outer, mid, inner, softmaxRow[float64])
 				} else {
-					softmaxT(k, out.F32(), x.F32(), outer, mid, inner, math32.Exp, math32.Log)
+					softmaxT(k, out.F32(), x.F32(), outer, mid, inner, softmaxRowF32)
 				}
 				return []*tensor.Tensor{out}, nil
 			}), nil
@@ -82,24 +82,24 @@ func init() {
 	}
 }
 
-func softmaxT[T float32 | float64](k smKind, dst, src []T, outer, n, inner int, exp, log func(T) T) {
+func softmaxT[T float32 | float64](k smKind, dst, src []T, outer, n, inner int, row func(k smKind, d, s []T)) {
 	if inner == 1 {
 		for o := 0; o < outer; o++ {
-			softmaxRow(k, dst[o*n:(o+1)*n], src[o*n:(o+1)*n], exp, log)
+			row(k, dst[o*n:(o+1)*n], src[o*n:(o+1)*n])
 		}
 		return
 	}
 	// Strided case: gather each column into a scratch row so the row kernel
 	// (and its cache behaviour) is shared.
-	row := make([]T, n)
+	col := make([]T, n)
 	res := make([]T, n)
 	for o := 0; o < outer; o++ {
 		base := o * n * inner
 		for i := 0; i < inner; i++ {
 			for j := 0; j < n; j++ {
-				row[j] = src[base+j*inner+i]
+				col[j] = src[base+j*inner+i]
 			}
-			softmaxRow(k, res, row, exp, log)
+			row(k, res, col)
 			for j := 0; j < n; j++ {
 				dst[base+j*inner+i] = res[j]
 			}
@@ -107,7 +107,28 @@ func softmaxT[T float32 | float64](k smKind, dst, src []T, outer, n, inner int, 
 	}
 }
 
-func softmaxRow[T float32 | float64](k smKind, d, s []T, exp, log func(T) T) {
+// softmaxRowF32 is the float32 row kernel: exp32 and the vector loops of
+// fastmath_*.go for Softmax and LogSoftmax, no float64 round trips.
+func softmaxRowF32(k smKind, d, s []float32) {
+	switch k {
+	case smSoftmax:
+		sum := expSubSumF32(d, s, maxF32(s))
+		scaleF32(d, 1/sum)
+	case smLog:
+		m := maxF32(s)
+		l := math32.Log(expSubSumF32(d, s, m)) // d is scratch here
+		for j, v := range s {
+			d[j] = v - m - l
+		}
+	default:
+		softmaxRow(k, d, s)
+	}
+}
+
+// softmaxRow is the float64 row kernel (and float32 Hardmax).
+func softmaxRow[T float32 | float64](k smKind, d, s []T) {
+	exp := func(x T) T { return T(math.Exp(float64(x))) }
+	log := func(x T) T { return T(math.Log(float64(x))) }
 	d = d[:len(s)]
 	m := s[0]
 	arg := 0

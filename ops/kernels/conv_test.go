@@ -55,7 +55,8 @@ func BenchmarkConv(b *testing.B) {
 	}
 }
 
-// TestSteadyStateAllocs: with packed weights, a convolution (im2col,
+// TestSteadyStateAllocs: with packed or in-place weights (what Conv does
+// with constant weights outside Winograd), a convolution (im2col,
 // pointwise and depthwise paths), a ConvTranspose and a packed GEMM allocate
 // nothing once their pooled scratch exists.
 func TestSteadyStateAllocs(t *testing.T) {
@@ -63,10 +64,11 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Skip("sync.Pool drops items under the race detector")
 	}
 	r := rand.New(rand.NewSource(2))
-	for _, cb := range []convBench{{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}, {8, 8, 12, 12, 3, 2, 8}, {32, 32, 12, 12, 3, 1, 1}} {
+	for i, cb := range []convBench{{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}, {8, 8, 12, 12, 3, 2, 8}, {32, 32, 12, 12, 3, 1, 1},
+		{8, 16, 12, 12, 3, 1, 1}, {8, 16, 12, 12, 1, 1, 1}} {
 		g := cb.geom()
 		kdim := cb.c / cb.group * cb.k * cb.k
-		cw := NewConvWeights(randSlice(r, cb.m*kdim), cb.m, cb.group, kdim, true)
+		cw := NewConvWeights(randSlice(r, cb.m*kdim), cb.m, cb.group, kdim, i < 4)
 		if WinogradFits(g, cb.group, cb.c, cb.m) {
 			cw.PackWinograd()
 		}
@@ -93,8 +95,8 @@ func TestSteadyStateAllocs(t *testing.T) {
 }
 
 // BenchmarkPackWeights is the create-time preparation of constant weights:
-// the GEMM packing of a 1×1 layer and the Winograd transform of a 3×3 one
-// (ResNet-50 sizes).
+// the GEMM packing (PackA) of a 1×1 layer and the Winograd transform of a
+// 3×3 one (ResNet-50 sizes).
 func BenchmarkPackWeights(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
 	for _, cb := range []convBench{{1024, 2048, 7, 7, 1, 1, 1}, {256, 256, 14, 14, 3, 1, 1}} {
@@ -103,7 +105,7 @@ func BenchmarkPackWeights(b *testing.B) {
 			w := randSlice(r, cb.m*kdim)
 			b.SetBytes(int64(4 * len(w)))
 			for i := 0; i < b.N; i++ {
-				cw := NewConvWeights(w, cb.m, 1, kdim, cb.k != 3) // as ops/nn's packWeights
+				cw := NewConvWeights(w, cb.m, 1, kdim, cb.k != 3)
 				if cb.k == 3 {
 					cw.PackWinograd()
 				}

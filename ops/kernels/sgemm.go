@@ -45,6 +45,10 @@ type PackedB struct {
 // packed from, so callers can check a packing still matches its input.
 func (p *PackedB) Source() *float32 { return p.src }
 
+// ForgetSource drops the reference to the matrix B was packed from, for a
+// caller that lets that matrix go (Source is nil afterwards).
+func (p *PackedB) ForgetSource() { p.src = nil }
+
 // PackA packs op(A) (m×k; A is k×m with leading dimension lda when trans),
 // scaled by alpha.
 func PackA(trans bool, m, k int, alpha float32, a []float32, lda int) *PackedA {

@@ -110,6 +110,10 @@ func (cw *ConvWeights) PackWinograd() {
 	cw.packed = nil
 }
 
+// Winograd reports whether the weights are packed for Winograd F(2,3), a
+// form Conv runs from without reading W.
+func (cw *ConvWeights) Winograd() bool { return cw.wino != nil }
+
 var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
 
 // winoScratch is the pooled scratch of the Winograd path.

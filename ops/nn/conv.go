@@ -78,27 +78,41 @@ func buildConv(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Constant float weights are packed for the GEMM once, here.
-	packed := c.packWeights(n.ConstInput(1))
+	// Constant float weights are prepared once, here: read in place by the
+	// GEMM, or Winograd-transformed, a form that replaces them (the plan
+	// may then release the constant, op.ConstReleaser).
+	wc := n.ConstInput(1)
+	packed := c.packWeights(wc)
+	var release func()
+	var constShape []int // W's shape, for runs after the plan released W
+	if packed != nil && packed.Winograd() && wc.DType() == tensor.Float {
+		constShape = wc.Shape()
+		release = func() { packed.W = nil }
+	}
 	var plans planCache[*convShapes]
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
 		}
-		if len(in) < 2 || in[0] == nil || in[1] == nil {
+		if len(in) < 2 || in[0] == nil || (in[1] == nil && constShape == nil) {
 			return nil, op.Errorf("Conv needs X and W")
 		}
 		x, w, b := in[0], in[1], optIn(in, 2)
-		if !isFloatish(x.DType()) || w.DType() != x.DType() || (b != nil && b.DType() != x.DType()) {
-			return nil, op.Errorf("Conv needs matching float inputs, got %s/%s", x.DType(), w.DType())
+		// W is nil once the plan released it (the kernel runs from packed).
+		wShape, wType := constShape, tensor.Float
+		if w != nil {
+			wShape, wType = w.Shape(), w.DType()
 		}
-		s, ok := plans.get(x.Shape(), w.Shape(), nil)
+		if !isFloatish(x.DType()) || wType != x.DType() || (b != nil && b.DType() != x.DType()) {
+			return nil, op.Errorf("Conv needs matching float inputs, got %s/%s", x.DType(), wType)
+		}
+		s, ok := plans.get(x.Shape(), wShape, nil)
 		if !ok {
-			if s, err = c.shapes(x.Shape(), w.Shape()); err != nil {
+			if s, err = c.shapes(x.Shape(), wShape); err != nil {
 				return nil, err
 			}
-			plans.put(x.Shape(), w.Shape(), nil, s)
+			plans.put(x.Shape(), wShape, nil, s)
 		}
 		if b != nil && b.Len() != s.m {
 			return nil, op.Errorf("Conv bias has %d elements, expected %d", b.Len(), s.m)
@@ -123,7 +137,7 @@ func buildConv(n *op.Node) (any, error) {
 			return []*tensor.Tensor{y}, nil
 		}
 		cw := packed
-		if cw == nil || !sameData(cw.W, w.F32()) || cw.M != s.m {
+		if w != nil && (cw == nil || !sameData(cw.W, w.F32()) || cw.M != s.m) {
 			cw = kernels.NewConvWeights(w.F32(), s.m, c.group, s.c/c.group*s.geom.KernelSize(), false)
 		}
 		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.Checkpoint}
@@ -140,7 +154,7 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return []*tensor.Tensor{y}, nil
-	})}, nil
+	})}, release}, nil
 }
 
 // packWeights packs a constant float weight tensor for the GEMM, or returns
@@ -155,11 +169,8 @@ func (c *convAttrs) packWeights(w *tensor.Tensor) *kernels.ConvWeights {
 		return nil
 	}
 	kdim := tensor.MustSize(shape[1:])
-	// A Winograd layer never reads the GEMM packing: skip it (a copy of
-	// the weights, a third of ResNet-50's, made and dropped at create).
-	wino := c.winograd(shape)
-	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, !wino)
-	if wino {
+	cw := kernels.NewConvWeights(w.F32(), m, c.group, kdim, false)
+	if c.winograd(shape) {
 		cw.PackWinograd()
 	}
 	return cw

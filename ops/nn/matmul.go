@@ -229,11 +229,17 @@ func buildGemm(n *op.Node) (any, error) {
 		return nil, err
 	}
 	var packed *kernels.PackedB
+	var release func()
+	var constShape []int // B's shape, for runs after the plan released B
 	if b := n.ConstInput(1); b != nil && b.Rank() == 2 {
 		packed = packConstB(b, transB)
+		if packed != nil && b.DType() == tensor.Float {
+			constShape = b.Shape()
+			release = func() { packed.ForgetSource() }
+		}
 	}
 	var plans planCache[*gemmPlan]
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -242,10 +248,15 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm needs A and B")
 		}
 		A, B, C := in[0], in[1], optIn(in, 2)
-		if A == nil || B == nil || A.Rank() != 2 || B.Rank() != 2 {
+		// B is nil once the plan released it (the kernel runs from packed).
+		bShape, bType := constShape, tensor.Float
+		if B != nil {
+			bShape, bType = B.Shape(), B.DType()
+		}
+		if A == nil || bShape == nil || A.Rank() != 2 || len(bShape) != 2 {
 			return nil, op.Errorf("Gemm needs 2-D A and B")
 		}
-		if B.DType() != A.DType() || (C != nil && C.DType() != A.DType()) {
+		if bType != A.DType() || (C != nil && C.DType() != A.DType()) {
 			return nil, op.Errorf("Gemm inputs must share a dtype")
 		}
 		if f != nil && !isFloatish(A.DType()) {
@@ -258,12 +269,12 @@ func buildGemm(n *op.Node) (any, error) {
 				cShape = []int{} // a scalar C, told apart from no C
 			}
 		}
-		p, ok := plans.get(A.Shape(), B.Shape(), cShape)
+		p, ok := plans.get(A.Shape(), bShape, cShape)
 		if !ok {
-			if p, err = planGemm(A.Shape(), B.Shape(), cShape, transA, transB); err != nil {
+			if p, err = planGemm(A.Shape(), bShape, cShape, transA, transB); err != nil {
 				return nil, err
 			}
-			plans.put(A.Shape(), B.Shape(), cShape, p)
+			plans.put(A.Shape(), bShape, cShape, p)
 		}
 		m, k, nn, lda, ldb, cs := p.m, p.k, p.n, p.lda, p.ldb, p.cs
 		if err := checkResidual(r, A.DType(), p.out); err != nil {
@@ -286,7 +297,11 @@ func buildGemm(n *op.Node) (any, error) {
 			if f.inLoop(A.DType()) {
 				ep.Residual, ep.Act, ep.Alpha, ep.Beta = f.epilogue(r)
 			}
-			if pb := usablePacked(packed, B, k, nn); pb != nil {
+			pb := packed
+			if B != nil {
+				pb = usablePacked(packed, B, k, nn)
+			}
+			if pb != nil {
 				kernels.SgemmPackedB(transA, m, alpha, ad, lda, pb, cb, y.F32(), nn, ep)
 			} else {
 				kernels.SgemmEpi(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn, ep)
@@ -310,7 +325,7 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
 		return []*tensor.Tensor{y}, nil
-	})}, nil
+	})}, release}, nil
 }
 
 // gemmPlan is a Gemm's dims worked out from its input shapes: op(A) m×k,

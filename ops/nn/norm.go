@@ -241,6 +241,59 @@ func meanInvStd[T kernels.Float](xr []T, eps float64) (float64, float64) {
 	return mean, 1 / math.Sqrt(ss/float64(len(xr))+eps)
 }
 
+// rowStats returns a row's mean and 1/√(variance+eps), or for RMS
+// normalisation 0 and 1/√(mean square+eps), accumulated in float64.
+func rowStats[T kernels.Float](xr []T, eps float64, rms bool) (float64, float64) {
+	if !rms {
+		return meanInvStd(xr, eps)
+	}
+	var ss float64
+	for _, v := range xr {
+		ss += float64(v) * float64(v)
+	}
+	return 0, 1 / math.Sqrt(ss/float64(len(xr))+eps)
+}
+
+// rowStatsF32 is rowStats for a float32 row in one pass: sums of d and d²
+// with d = x - x[0] in float64, four partial sums so the additions do not
+// wait on each other. Shifting by an element keeps Σd²/n - (Σd/n)² from
+// cancelling: its relative error is about 2^-53·(1 + (mean-x[0])²/variance),
+// far below float32 resolution unless x[0] lies ~10^4 deviations out.
+func rowStatsF32(xr []float32, eps float64, rms bool) (float64, float64) {
+	n := len(xr)
+	if n == 0 {
+		return rowStats(xr, eps, rms)
+	}
+	var k float64
+	if !rms {
+		k = float64(xr[0])
+	}
+	var s0, s1, s2, s3, q0, q1, q2, q3 float64
+	n4 := n &^ 3
+	for i := 0; i < n4; i += 4 {
+		d0, d1, d2, d3 := float64(xr[i])-k, float64(xr[i+1])-k, float64(xr[i+2])-k, float64(xr[i+3])-k
+		s0 += d0
+		s1 += d1
+		s2 += d2
+		s3 += d3
+		q0 += d0 * d0
+		q1 += d1 * d1
+		q2 += d2 * d2
+		q3 += d3 * d3
+	}
+	for _, v := range xr[n4:] {
+		d := float64(v) - k
+		s0 += d
+		q0 += d * d
+	}
+	fn := float64(n)
+	if rms {
+		return 0, 1 / math.Sqrt((q0+q1+q2+q3)/fn+eps)
+	}
+	m := (s0 + s1 + s2 + s3) / fn
+	return k + m, 1 / math.Sqrt(max((q0+q1+q2+q3)/fn-m*m, 0)+eps)
+}
+
 // expandTrailing broadcasts a parameter (Scale, B) against x's shape and
 // returns it materialised over x's trailing dims from `from` on, so that
 // element i of x uses param[i % len(param)]. from is at most axis, and less
@@ -306,7 +359,6 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		}
 		rows := opsutil.Product(x.Shape()[:ax])
 		d := opsutil.Product(x.Shape()[ax:])
-		xd := f64s(x)
 		y := ctx.New(x.DType(), x.Shape()...)
 		statShape := append([]int(nil), x.Shape()...)
 		for i := ax; i < len(statShape); i++ {
@@ -323,25 +375,43 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		if !rms && n.HasOutput(2) {
 			invT = ctx.New(statDT, statShape...)
 		}
-		for r := 0; r < rows; r++ {
-			xr := xd[r*d : (r+1)*d]
-			var mean, inv float64
-			if rms {
-				var ss float64
-				for _, v := range xr {
-					ss += v * v
+		// float32 with one Scale (and B) element per row element, the usual
+		// case: statistics in float64 as everywhere, the affine pass in
+		// float32 (affineRowF32), reading and writing the storage directly.
+		var sc, bc []float32
+		if x.DType() == tensor.Float && in[1].DType() == tensor.Float && in[1].Len() == d && len(scale) == d {
+			sc = in[1].F32()
+			if bias != nil {
+				if b := in[2]; b.DType() == tensor.Float && b.Len() == d && len(bias) == d {
+					bc = b.F32()
+				} else {
+					sc = nil
 				}
-				inv = 1 / math.Sqrt(ss/float64(d)+eps)
-			} else {
-				mean, inv = meanInvStd(xr, eps)
 			}
-			for j, v := range xr {
-				i := r*d + j
-				o := (v - mean) * inv * scale[i%len(scale)]
-				if bias != nil {
-					o += bias[i%len(bias)]
+		}
+		fast := sc != nil
+		var xd []float64
+		if !fast {
+			xd = f64s(x)
+		}
+		for r := 0; r < rows; r++ {
+			var mean, inv float64
+			if fast {
+				xr := x.F32()[r*d : (r+1)*d]
+				mean, inv = rowStatsF32(xr, eps, rms)
+				hi := float32(mean)
+				affineRowF32(y.F32()[r*d:(r+1)*d], xr, hi, float32(mean-float64(hi)), float32(inv), sc, bc)
+			} else {
+				xr := xd[r*d : (r+1)*d]
+				mean, inv = rowStats(xr, eps, rms)
+				for j, v := range xr {
+					i := r*d + j
+					o := (v - mean) * inv * scale[i%len(scale)]
+					if bias != nil {
+						o += bias[i%len(bias)]
+					}
+					setF(y, i, o)
 				}
-				setF(y, i, o)
 			}
 			if meanT != nil {
 				setF(meanT, r, mean)

@@ -78,8 +78,11 @@ type spec struct {
 	dirs    int
 	reverse bool // direction=reverse (with dirs == 1)
 	acts    [][]activation
-	clip    float64 // 0: none
-	layout  int
+	// defaultActs: every direction uses the op's default activations, which
+	// the float32 path (fast.go) implements.
+	defaultActs bool
+	clip        float64 // 0: none
+	layout      int
 	// GRU and LSTM options.
 	linearBeforeReset bool
 	inputForget       bool
@@ -137,6 +140,10 @@ func parseSpec(n *op.Node, kind string, gates int, defActs []string) (*spec, err
 	}
 	if len(acts) != per*s.dirs {
 		return nil, n.Errorf("%s needs %d activations per direction, got %d for %d direction(s)", kind, per, len(acts), s.dirs)
+	}
+	s.defaultActs = true
+	for i, name := range acts {
+		s.defaultActs = s.defaultActs && strings.EqualFold(name, defActs[i%per])
 	}
 	ai, bi := 0, 0
 	for d := 0; d < s.dirs; d++ {
@@ -199,15 +206,11 @@ type problem struct {
 	p                         []float64 // LSTM peepholes [dirs, 3*H], zeros when absent
 }
 
-// setup validates the inputs X, W, R, B, sequence_lens, initial_h (and for
-// LSTM initial_c and P), converting layout 1 to layout 0.
-func (s *spec) setup(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
-	get := func(i int) *tensor.Tensor {
-		if i < len(in) {
-			return in[i]
-		}
-		return nil
-	}
+// check validates the shapes of the inputs X, W, R, B, sequence_lens,
+// initial_h (and for LSTM initial_c and P) and reads the sequence lengths;
+// the problem it returns has its dimensions and lens set, no values.
+func (s *spec) check(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
+	get := func(i int) *tensor.Tensor { return input(in, i) }
 	X, W, R := get(0), get(1), get(2)
 	if X == nil || W == nil || R == nil {
 		return nil, op.Errorf("%s needs X, W and R", s.kind)
@@ -234,28 +237,8 @@ func (s *spec) setup(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
 	if !eq(R.Shape(), D, G*H, H) {
 		return nil, op.Errorf("R has shape %v, expected [%d %d %d]", R.Shape(), D, G*H, H)
 	}
-	var err error
-	if p.x, err = floats(X, "X"); err != nil {
-		return nil, err
-	}
-	if s.layout == 1 {
-		p.x = swap01(p.x, p.batch, p.seq, p.input)
-	}
-	if p.w, err = floats(W, "W"); err != nil {
-		return nil, err
-	}
-	if p.r, err = floats(R, "R"); err != nil {
-		return nil, err
-	}
-	if B := get(3); B != nil {
-		if !eq(B.Shape(), D, 2*G*H) {
-			return nil, op.Errorf("B has shape %v, expected [%d %d]", B.Shape(), D, 2*G*H)
-		}
-		if p.b, err = floats(B, "B"); err != nil {
-			return nil, err
-		}
-	} else {
-		p.b = make([]float64, D*2*G*H)
+	if B := get(3); B != nil && !eq(B.Shape(), D, 2*G*H) {
+		return nil, op.Errorf("B has shape %v, expected [%d %d]", B.Shape(), D, 2*G*H)
 	}
 	p.lens = make([]int, p.batch)
 	for i := range p.lens {
@@ -273,16 +256,68 @@ func (s *spec) setup(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
 			p.lens[i] = int(l)
 		}
 	}
-	state := func(t *tensor.Tensor, what string) ([]float64, error) {
-		if t == nil {
-			return make([]float64, D*p.batch*H), nil
-		}
+	states := []int{5}
+	if s.kind == "LSTM" {
+		states = append(states, 6)
+	}
+	for _, i := range states {
 		want := []int{D, p.batch, H}
 		if s.layout == 1 {
 			want = []int{p.batch, D, H}
 		}
-		if !eq(t.Shape(), want...) {
-			return nil, op.Errorf("%s has shape %v, expected %v", what, t.Shape(), want)
+		if t := get(i); t != nil && !eq(t.Shape(), want...) {
+			return nil, op.Errorf("%s has shape %v, expected %v", [...]string{5: "initial_h", 6: "initial_c"}[i], t.Shape(), want)
+		}
+	}
+	if P := get(7); s.kind == "LSTM" && P != nil && !eq(P.Shape(), D, 3*H) {
+		return nil, op.Errorf("P has shape %v, expected [%d %d]", P.Shape(), D, 3*H)
+	}
+	// Budget the largest output before the work starts.
+	if _, err := ctx.CheckShape(X.DType(), []int{p.seq, D, p.batch, H}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// input returns in[i], nil when it is absent.
+func input(in []*tensor.Tensor, i int) *tensor.Tensor {
+	if i < len(in) {
+		return in[i]
+	}
+	return nil
+}
+
+// setup checks the inputs and reads their values as float64, converting
+// layout 1 to layout 0.
+func (s *spec) setup(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
+	p, err := s.check(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	get := func(i int) *tensor.Tensor { return input(in, i) }
+	H, G, D := p.hidden, s.gates, s.dirs
+	if p.x, err = floats(get(0), "X"); err != nil {
+		return nil, err
+	}
+	if s.layout == 1 {
+		p.x = swap01(p.x, p.batch, p.seq, p.input)
+	}
+	if p.w, err = floats(get(1), "W"); err != nil {
+		return nil, err
+	}
+	if p.r, err = floats(get(2), "R"); err != nil {
+		return nil, err
+	}
+	if B := get(3); B != nil {
+		if p.b, err = floats(B, "B"); err != nil {
+			return nil, err
+		}
+	} else {
+		p.b = make([]float64, D*2*G*H)
+	}
+	state := func(t *tensor.Tensor, what string) ([]float64, error) {
+		if t == nil {
+			return make([]float64, D*p.batch*H), nil
 		}
 		v, err := floats(t, what)
 		if err != nil {
@@ -301,19 +336,12 @@ func (s *spec) setup(ctx *op.Context, in []*tensor.Tensor) (*problem, error) {
 			return nil, err
 		}
 		if P := get(7); P != nil {
-			if !eq(P.Shape(), D, 3*H) {
-				return nil, op.Errorf("P has shape %v, expected [%d %d]", P.Shape(), D, 3*H)
-			}
 			if p.p, err = floats(P, "P"); err != nil {
 				return nil, err
 			}
 		} else {
 			p.p = make([]float64, D*3*H)
 		}
-	}
-	// Budget the largest output before the work starts.
-	if _, err := ctx.CheckShape(X.DType(), []int{p.seq, D, p.batch, H}); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
@@ -454,9 +482,18 @@ func (s *spec) run(ctx *op.Context, dt tensor.DType, p *problem, step cell, outp
 	return res, nil
 }
 
-// kernel wraps a cell into an op kernel.
-func kernel(s *spec, step cell, outputs int) op.Kernel {
+// kernel wraps a cell into an op kernel: float32 inputs take the float32
+// path (fast.go) when the attributes allow, the rest the float64 driver.
+func kernel(n *op.Node, s *spec, step cell, outputs int) op.Kernel {
+	f := newFast(n, s)
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if f.applies(in) {
+			p, err := s.check(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			return f.run(ctx, in, p, outputs)
+		}
 		p, err := s.setup(ctx, in)
 		if err != nil {
 			return nil, err

@@ -12,7 +12,7 @@ func buildGRU(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kernel(s, gruCell, 2), nil
+	return kernel(n, s, gruCell, 2), nil
 }
 
 // gruCell, gate order z, r, h:

@@ -11,7 +11,7 @@ func buildLSTM(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kernel(s, lstmCell, 3), nil
+	return kernel(n, s, lstmCell, 3), nil
 }
 
 // lstmCell, gate order i, o, f, c; peepholes P in order i, o, f:

@@ -11,7 +11,7 @@ func buildRNN(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kernel(s, rnnCell, 2), nil
+	return kernel(n, s, rnnCell, 2), nil
 }
 
 // rnnCell: Ht = f(Xt·Wᵀ + Ht-1·Rᵀ + Wb + Rb).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"syscall/js"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/gpu"
@@ -22,8 +23,11 @@ type Accelerator struct {
 	// Dispatches counts compute dispatches (tests check that work really
 	// ran on the device).
 	Dispatches *atomic.Int64
-	st         *shared
-	opts       Options
+	// Downloads counts values read back to the CPU (tests check that a
+	// device-resident feed is read in place).
+	Downloads *atomic.Int64
+	st        *shared
+	opts      Options
 }
 
 // shared is the per-device state of the accelerators using one device.
@@ -42,7 +46,7 @@ func New() (*Accelerator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Accelerator{d: d, Dispatches: new(atomic.Int64), st: &shared{}}, nil
+	return &Accelerator{d: d, Dispatches: new(atomic.Int64), Downloads: new(atomic.Int64), st: &shared{}}, nil
 }
 
 // With returns an accelerator on the same device with other options (a
@@ -171,6 +175,7 @@ func (v *value) Shape() []int        { return v.shape }
 
 // Download reads the buffer back (it waits for the GPU).
 func (v *value) Download() (*tensor.Tensor, error) {
+	v.a.Downloads.Add(1)
 	t := tensor.New(tensor.Float, v.shape...)
 	if err := v.a.d.Read(v.buf, t.F32()); err != nil {
 		return nil, wrapErr(err)
@@ -178,8 +183,36 @@ func (v *value) Download() (*tensor.Tensor, error) {
 	return t, nil
 }
 
-// Release returns the buffer to the pool.
+// Release returns the buffer to the pool (a borrowed feed's is left alone).
 func (v *value) Release() { v.buf.Release() }
+
+// Feed wraps a caller's float32 GPUBuffer of the given shape as a value
+// steps on this device read in place (a CPU step downloads it). The
+// buffer stays the caller's. It waits on the GPU (see gpu.Device.Wrap).
+func (a *Accelerator) Feed(buf js.Value, shape []int) (tensor.Remote, error) {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	b, err := a.d.Wrap(buf, n*4)
+	if err != nil {
+		return nil, err
+	}
+	return &value{a: a, buf: b, shape: shape}, nil
+}
+
+// Detach hands over the GPUBuffer of an output a device step produced (ok
+// false for other values, a borrowed feed included): the caller owns it
+// and destroys it.
+func Detach(v tensor.Value) (buf js.Value, ok bool) {
+	if x, is := v.(*value); is {
+		return x.buf.Detach()
+	}
+	return js.Undefined(), false
+}
+
+// GPUDevice is the JS GPUDevice the accelerator runs on.
+func (a *Accelerator) GPUDevice() js.Value { return a.d.JS() }
 
 func wrapErr(err error) error {
 	var e *errs.Error

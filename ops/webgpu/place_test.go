@@ -185,3 +185,21 @@ func TestReshape(t *testing.T) {
 		}
 	}
 }
+
+// TestDry: the device-less accelerator takes what WebGPU would (Conv on
+// a large enough input) and declines the rest with the same reasons.
+func TestDry(t *testing.T) {
+	d := Dry{Options{MinElements: DefaultMinElements}}
+	conv := node("Conv", []string{"x", "w"}, []string{"y"})
+	if k, why := d.Kernel(conv, []graph.Type{ft(2, 3, 40, 30), ft(4, 3, 3, 3)}); k == nil {
+		t.Errorf("Conv declined: %s", why)
+	} else if _, err := k.(op.ValueKernel).RunValues(nil, nil); err == nil {
+		t.Error("a Dry kernel ran")
+	}
+	if k, why := d.Kernel(conv, []graph.Type{ft(1, 3, 4, 3), ft(4, 3, 3, 3)}); k != nil || !strings.Contains(why, "tiny") {
+		t.Errorf("tiny Conv: %v, %q", k, why)
+	}
+	if k, why := d.Kernel(node("ReduceMean", []string{"x"}, []string{"y"}), []graph.Type{ft(2, 3, 40, 30)}); k != nil || why == "" {
+		t.Errorf("ReduceMean: %v, %q", k, why)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// DeviceLost, when set, is told that an accelerator was lost; the run
 	// then starts over on the CPU.
 	DeviceLost func(error)
+	// KeepOnDevice names outputs returned as the accelerator's
+	// tensor.Remote values when a device step produced them (they are
+	// downloaded otherwise); the caller then owns and releases them.
+	KeepOnDevice map[string]bool
 }
 
 // frame is the set of live values of one plan invocation.
@@ -87,6 +91,13 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 			continue // an input no step reads
 		}
 		vals[s] = v
+		if rv, ok := v.(tensor.Remote); ok {
+			// A device-resident feed stays the caller's.
+			if r.fed == nil {
+				r.fed = map[tensor.Remote]bool{}
+			}
+			r.fed[rv] = true
+		}
 	}
 	f, err := r.run(p, vals, nil, slots)
 	if err != nil {
@@ -99,6 +110,11 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 			return nil, errs.New(errs.Internal, "value was not computed").WithTensor(w)
 		}
 		if rv, ok := v.(tensor.Remote); ok {
+			if opts.KeepOnDevice[w] {
+				f.vals[slots[i]] = nil // the caller's now
+				out[w] = v
+				continue
+			}
 			t, err := rv.Download()
 			if err != nil {
 				return nil, err
@@ -107,18 +123,18 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 		}
 		out[w] = v
 	}
-	f.releaseRemotes()
+	for i, v := range f.vals {
+		r.release(v)
+		f.vals[i] = nil
+	}
 	return out, nil
 }
 
-// releaseRemotes gives back the device memory of the frame's remaining
-// values (graph outputs, which were downloaded).
-func (f *frame) releaseRemotes() {
-	for i, v := range f.vals {
-		if rv, ok := v.(tensor.Remote); ok {
-			rv.Release()
-			f.vals[i] = nil
-		}
+// release gives back the device memory of a value that is no longer
+// needed (not the caller's feeds).
+func (r *runner) release(v tensor.Value) {
+	if rv, ok := v.(tensor.Remote); ok && !r.fed[rv] {
+		rv.Release()
 	}
 }
 
@@ -127,6 +143,8 @@ type runner struct {
 	opts    Options
 	steps   int      // nodes run and checkpoints passed, for yield
 	buffers *tracker // nil without a pool
+	// fed holds the device-resident feeds, which the run never releases.
+	fed map[tensor.Remote]bool
 }
 
 // yield gives other goroutines and the host a turn. On GOOS=js there is no
@@ -195,9 +213,7 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			r.opts.Trace(st.Node, outs)
 		}
 		for _, s := range st.Free {
-			if rv, ok := f.vals[s].(tensor.Remote); ok {
-				rv.Release()
-			}
+			r.release(f.vals[s])
 			r.buffers.release(f.vals[s])
 			f.vals[s] = nil
 		}

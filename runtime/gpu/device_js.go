@@ -78,6 +78,8 @@ type Buffer struct {
 	// Bytes is the size asked for.
 	Bytes    int
 	released bool
+	// borrowed: the caller's buffer (Wrap), never pooled or released here.
+	borrowed bool
 }
 
 // await waits for a promise from a goroutine (never from a JS callback).
@@ -279,13 +281,63 @@ func (d *Device) Alloc(bytes int) (*Buffer, error) {
 // while work that reads it is still in flight: a later writer's commands
 // are submitted after the reader's.
 func (b *Buffer) Release() {
-	if b == nil || b.released {
+	if b == nil || b.released || b.borrowed {
 		return
 	}
 	b.released = true
 	b.d.Live.Add(-1)
 	b.d.put(b.v, b.size, usageStorage|usageCopySrc|usageCopyDst)
 }
+
+// Wrap borrows a caller's GPUBuffer holding at least bytes bytes (a feed
+// made with Tensor.fromGpuBuffer): steps bind it like their own buffers,
+// and Release leaves it alone. The buffer must belong to this device and
+// allow STORAGE and COPY_SRC; a 4-byte copy submitted inside a
+// validation error scope finds a buffer of another device or a destroyed
+// one, which would otherwise poison this device with an uncaptured error.
+// It waits on the GPU: call it from a goroutine.
+func (d *Device) Wrap(v js.Value, bytes int) (*Buffer, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	const need = usageStorage | usageCopySrc
+	if u := v.Get("usage"); u.Type() != js.TypeNumber || u.Int()&need != need {
+		return nil, errors.New("the GPUBuffer needs usage STORAGE | COPY_SRC")
+	}
+	if n := v.Get("size").Int(); n < bytes {
+		return nil, fmt.Errorf("the GPUBuffer holds %d bytes; the dims need %d", n, bytes)
+	}
+	d.dev.Call("pushErrorScope", "validation")
+	scratch := d.get(16, usageStorage|usageCopySrc|usageCopyDst)
+	enc := d.dev.Call("createCommandEncoder")
+	enc.Call("copyBufferToBuffer", v, 0, scratch, 0, min(bytes, 4))
+	d.queue.Call("submit", []any{enc.Call("finish")})
+	d.put(scratch, 16, usageStorage|usageCopySrc|usageCopyDst)
+	e, err := await(d.dev.Call("popErrorScope"))
+	if err == nil && e.Type() == js.TypeObject {
+		err = fmt.Errorf("the GPUBuffer cannot be used on gort's device (make it with gort.env.webgpu.device): %s", jsString(e))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Buffer{d: d, v: v, size: bytes, Bytes: bytes, borrowed: true}, nil
+}
+
+// Detach hands an owned buffer over to the caller (an output left on the
+// device): it leaves the pool's accounting for good, and the caller
+// destroys it. A borrowed buffer cannot be handed over (ok false).
+func (b *Buffer) Detach() (v js.Value, ok bool) {
+	if b.borrowed || b.released {
+		return js.Undefined(), false
+	}
+	b.released = true
+	b.d.Live.Add(-1)
+	return b.v, true
+}
+
+// JS is the GPUDevice (gort.env.webgpu.device: buffers a caller feeds
+// must come from it).
+func (d *Device) JS() js.Value { return d.dev }
 
 func bytesOf[T float32 | int32 | uint32](v []T) []byte {
 	if len(v) == 0 {

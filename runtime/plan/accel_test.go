@@ -155,3 +155,52 @@ func abs(v float32) float32 {
 }
 
 func exp(v float64) float64 { return math.Exp(v) }
+
+// TestDeviceResident: a device value fed to a run is read in place by
+// device steps, downloaded for CPU steps, and never released (it stays
+// the caller's); outputs named in KeepOnDevice come back as device values
+// the caller releases.
+func TestDeviceResident(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2, 3)
+	m.Node("Relu", []string{"x"}, []string{"a"}).Name = "gpu"
+	m.Node("Sigmoid", []string{"x"}, []string{"c"}).Name = "cpu"
+	m.Output("a", tensor.Float, 2, 3)
+	m.Output("c", tensor.Float, 2, 3)
+	dev := &fakeDevice{}
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev, Optimization: gort.OptimizeDisabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &fakeRemote{t: tensor.Of([]int{2, 3}, []float32{-1, 0, 1, 2, 3, 4}), dev: dev}
+	out, err := s.RunWith(context.Background(), map[string]tensor.Value{"x": x}, nil, gort.RunOptions{KeepOnDevice: map[string]bool{"a": true, "c": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := out["a"].(*fakeRemote)
+	if !ok {
+		t.Fatalf("a is a %T, want the device's value", out["a"])
+	}
+	if a.t.F32()[4] != 6 {
+		t.Errorf("a = %v, want 2·x", a.t.F32())
+	}
+	// c was made on the CPU: KeepOnDevice leaves it a tensor.
+	if c, ok := out["c"].(*tensor.Tensor); !ok || abs(c.F32()[0]-0.26894143) > 1e-6 {
+		t.Errorf("c = %v", out["c"])
+	}
+	if d, r := dev.downloads.Load(), dev.released.Load(); d != 1 || r != 0 {
+		t.Errorf("%d downloads and %d releases, want 1 (x into the CPU step) and 0 (x is the caller's, a is kept)", d, r)
+	}
+	// Without KeepOnDevice, a is downloaded and released; x still is not.
+	if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": x}); err != nil {
+		t.Fatal(err)
+	}
+	if d, r := dev.downloads.Load(), dev.released.Load(); d != 3 || r != 1 {
+		t.Errorf("%d downloads and %d releases, want 3 and 1", d, r)
+	}
+	// A feed of the wrong shape is refused as for tensors.
+	bad := &fakeRemote{t: tensor.New(tensor.Float, 3, 2), dev: dev}
+	if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": bad}); errs.CodeOf(err) != errs.InvalidFeed {
+		t.Errorf("wrong dims: %v, want InvalidFeed", err)
+	}
+}

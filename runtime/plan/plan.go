@@ -10,6 +10,8 @@
 package plan
 
 import (
+	goruntime "runtime"
+	"slices"
 	"sort"
 
 	"github.com/gort-dev/gort/runtime/errs"
@@ -161,7 +163,7 @@ func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.constSet[t] }
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
 func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
-	c := &compiler{opts: o, budget: o.FoldBytes, built: map[*graph.Node]any{}}
+	c := &compiler{opts: o, budget: o.FoldBytes}
 	if c.budget <= 0 {
 		c.budget = DefaultFoldBytes
 	}
@@ -171,10 +173,10 @@ func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, err
 type compiler struct {
 	opts   Options
 	budget int64
-	depth  int // 0 for the main graph
-	// built holds kernels the rewrites already built for a node (with its
-	// final constant inputs), so that building does not pack weights twice.
-	built map[*graph.Node]any
+	// releasedBytes counts the constants released since the last
+	// collection (collectAfter).
+	releasedBytes int64
+	depth         int // 0 for the main graph
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -204,6 +206,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 // build assigns slots, builds kernels and computes lifetimes.
 func (c *compiler) build(w *workGraph) (*Plan, error) {
 	g := w.g
+	w.dropUnreadConsts()
 	p := &Plan{Name: g.Name, SlotOf: map[string]int{}, graph: g, constSet: w.foldedSet}
 	slot := func(name string) int {
 		if s, ok := p.SlotOf[name]; ok {
@@ -228,7 +231,7 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 	// Overridable initializers are not constants but are still the value
 	// used when no feed is given.
 	for name, t := range g.Initializers {
-		if _, ok := w.consts[name]; !ok {
+		if w.overridable[name] {
 			consts[slot(name)] = t
 		}
 	}
@@ -242,6 +245,15 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 	for _, o := range g.Outputs {
 		p.Outputs = append(p.Outputs, slot(o.Name))
 		p.OutNames = append(p.OutNames, o.Name)
+	}
+	readers := map[string]int{}
+	for _, n := range w.nodes {
+		for _, r := range n.Reads {
+			readers[r]++
+		}
+	}
+	for _, o := range g.Outputs {
+		readers[o.Name]++
 	}
 	for _, n := range w.nodes {
 		st := &Step{Node: n, Device: CPU}
@@ -265,6 +277,9 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		if err := c.buildStep(st, w); err != nil {
 			return nil, err
 		}
+		// Released right away, a constant is garbage while the next
+		// steps pack theirs.
+		c.releaseConsts(p, st, w, consts, readers)
 		p.Steps = append(p.Steps, st)
 	}
 	p.Slots = len(p.Names)
@@ -319,12 +334,9 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	for i, in := range n.Inputs {
 		node.Consts[i] = w.constTensor(in)
 	}
-	k, ok := c.built[n]
-	if !ok || len(n.Graphs) > 0 {
-		var err error
-		if k, err = BuildKernel(n.Builder, &node.Node); err != nil {
-			return errs.AtNode(err, n.Name)
-		}
+	k, err := BuildKernel(n.Builder, &node.Node)
+	if err != nil {
+		return errs.AtNode(err, n.Name)
 	}
 	st.Node = &node
 	st.Kernel = k
@@ -346,6 +358,44 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	}
 	return nil
 }
+
+// releaseConsts lets a kernel that keeps its own form of a constant input
+// (op.ConstReleaser: packed weights) have the plan drop the constant, where
+// its step is the only reader (readers counts them by value name, graph
+// outputs included): the step then reads nothing from that slot, and the
+// session holds one form of the weights instead of two.
+func (c *compiler) releaseConsts(p *Plan, st *Step, w *workGraph, consts map[int]tensor.Value, readers map[string]int) {
+	k, ok := st.Kernel.(op.ConstReleaser)
+	if !ok || st.Device != CPU || len(st.Subplans) > 0 {
+		return
+	}
+	for i, s := range st.In {
+		name := p.Names[max(s, 0)]
+		if s < 0 || w.consts[name] == nil || readers[name] != 1 || slices.Index(st.In, s) != i || slices.Contains(st.In[i+1:], s) || !k.CanRelease(i) {
+			continue
+		}
+		k.Release(i)
+		st.In[i] = -1
+		st.Reads = slices.DeleteFunc(st.Reads, func(r int) bool { return r == s })
+		st.Node.Consts[i] = nil
+		t := w.consts[name]
+		delete(consts, s)
+		w.dropConst(name)
+		if c.releasedBytes += int64(t.Len() * t.DType().ElemBytes()); c.releasedBytes >= collectAfter {
+			c.releasedBytes = 0
+			goruntime.GC()
+		}
+	}
+}
+
+// collectAfter is how many bytes of released constants trigger a
+// collection at once. The collector, paced by the heap's growth, would reuse
+// them only after the next layers' packed forms had been allocated beside
+// them (the heap peaking at the weights, packed and not, of several
+// layers), and WebAssembly memory never shrinks. The weights hold no
+// pointers, so a collection costs little; it happens only for models with
+// large layers (VGG-19's and AlexNet's fully connected ones).
+const collectAfter = 32 << 20
 
 // BuildKernel calls a builder, turning a panic into an error so that a
 // malformed attribute can never crash loading.

@@ -237,7 +237,13 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 			continue
 		}
 		per := wt.Len() / M
-		nw := tensor.New(tensor.Float, wt.Shape()...)
+		// Weights only this Conv reads and only the plan holds (folded,
+		// as ConstantOfShape builds them) are rescaled in place: a copy
+		// would hold the weights twice until the old ones are collected.
+		nw := wt
+		if !w.exclusive(idx, conv.Inputs[1], conv) {
+			nw = tensor.New(tensor.Float, wt.Shape()...)
+		}
 		wd, nwd := wt.F32(), nw.F32()
 		nb := tensor.New(tensor.Float, M)
 		nbd := nb.F32()
@@ -258,6 +264,14 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		merged.Outputs = []string{bn.Outputs[0]}
 		merged.Reads = replaceUnique(append([]string{wName, bName}, conv.Inputs[0]), "", "")
 		w.replace(conv, &merged)
+		// The old weights and bias are garbage now unless something else
+		// reads them (the BatchNormalization's parameters go with it in
+		// dropUnreadConsts).
+		for _, old := range conv.Inputs[1:] {
+			if old != "" && w.soleReader(idx, old) == conv {
+				w.dropConst(old)
+			}
+		}
 		drop[bn] = true
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (BatchNormalization folded into the weights)", conv.Name, bn.Name))
 	}
@@ -392,23 +406,20 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
 // the fusion; a kernel that does not implement op.FusingKernel keeps the
-// nodes apart.
+// nodes apart. The kernel is built without its constant inputs, so that it
+// packs no weights: the plan builds the node's kernel once more, step by
+// step, and releases each step's constants as it goes (releaseConsts),
+// which keeps loading from holding every packed form beside every
+// constant at once.
 func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
 	node := n.Node
 	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
-	for i, in := range n.Inputs {
-		node.Consts[i] = w.constTensor(in)
-	}
 	k, err := BuildKernel(n.Builder, &node)
 	if err != nil {
 		return false
 	}
 	fk, ok := k.(op.FusingKernel)
-	if ok && fk.AppliesFusion() {
-		c.built[n] = k // the plan uses this kernel: weights are packed once
-		return true
-	}
-	return false
+	return ok && fk.AppliesFusion()
 }
 
 // activation reads an activation node as an epilogue.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"reflect"
 	"slices"
 
 	"github.com/gort-dev/gort/runtime/graph"
@@ -14,9 +15,14 @@ type workGraph struct {
 	g     *graph.Graph
 	nodes []*graph.Node
 	// consts are values known at compile time: initializers no feed can
-	// override, and folded values.
+	// override, and folded values. A constant nothing reads any more (a
+	// Conv's weights once BatchNormalization folding replaced them) is
+	// dropped at once, so that it is garbage during the rest of loading
+	// rather than held for the session's life beside its replacement.
 	consts    map[string]*tensor.Tensor
 	foldedSet map[*tensor.Tensor]bool
+	// overridable are the initializers a feed may replace (not constants).
+	overridable map[string]bool
 	// outputs are the graph's output names (never renamed or removed).
 	outputs map[string]bool
 	// types are inferred types (Options.Types), possibly incomplete.
@@ -24,7 +30,7 @@ type workGraph struct {
 }
 
 func newWorkGraph(g *graph.Graph, overridable map[string]bool, types map[string]graph.Type) *workGraph {
-	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}}
+	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}, overridable: overridable}
 	for name, t := range g.Initializers {
 		if !overridable[name] {
 			w.consts[name] = t
@@ -45,6 +51,79 @@ func (w *workGraph) constTensor(name string) *tensor.Tensor {
 		return nil
 	}
 	return w.consts[name]
+}
+
+// dropConst forgets the constant name, which nothing reads any more.
+func (w *workGraph) dropConst(name string) {
+	t := w.consts[name]
+	delete(w.consts, name)
+	for _, u := range w.consts {
+		if u == t {
+			return // still a constant under another name
+		}
+	}
+	delete(w.foldedSet, t)
+}
+
+// dropUnreadConsts drops the constants that no node reads and no graph
+// output names (the inputs of folded nodes, replaced weights), so that the
+// plan holds only the constants its steps use.
+func (w *workGraph) dropUnreadConsts() {
+	read := map[string]bool{}
+	for _, n := range w.nodes {
+		for _, in := range n.Inputs {
+			read[in] = true
+		}
+		for _, r := range n.Reads {
+			read[r] = true
+		}
+	}
+	for name := range w.consts {
+		if !read[name] && !w.outputs[name] {
+			w.dropConst(name)
+		}
+	}
+}
+
+// exclusive reports whether the constant name may be changed in place by
+// its one reader n: it is a folded value (not an initializer, whose bytes
+// are the caller's model), n alone reads it, and no other constant or
+// initializer shares its storage (a folded Reshape or Identity returns a
+// view of its input).
+func (w *workGraph) exclusive(x *readIndex, name string, n *graph.Node) bool {
+	t := w.consts[name]
+	if t == nil || !w.foldedSet[t] || w.soleReader(x, name) != n {
+		return false
+	}
+	lo, hi := storage(t)
+	if lo == hi {
+		return false
+	}
+	shares := func(u *tensor.Tensor) bool {
+		l, h := storage(u)
+		return u == t || (l < hi && lo < h)
+	}
+	for other, u := range w.consts {
+		if other != name && shares(u) {
+			return false
+		}
+	}
+	for _, u := range w.g.Initializers {
+		if shares(u) {
+			return false
+		}
+	}
+	return true
+}
+
+// storage returns the address range of a tensor's elements (empty for none).
+func storage(t *tensor.Tensor) (lo, hi uintptr) {
+	v := reflect.ValueOf(t.Data())
+	if v.Kind() != reflect.Slice || v.Len() == 0 {
+		return 0, 0
+	}
+	lo = v.Pointer()
+	return lo, lo + uintptr(v.Len())*v.Type().Elem().Size()
 }
 
 // readIndex says who reads each value: how many nodes (inputs and subgraph

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -61,6 +62,47 @@ type Node struct {
 	Outputs   []*Value          `json:"outputs" js:"outputs"`
 	Attrs     map[string]any    `json:"attrs,omitempty" js:"attrs,omitempty"`
 	Subgraphs map[string]*Graph `json:"subgraphs,omitempty" js:"subgraphs,omitempty"`
+	// Placement is where the node runs, when the model was printed with
+	// a plan (Model.Place); nil otherwise.
+	Placement *Placement `json:"placement,omitempty" js:"placement,omitempty"`
+}
+
+// Placement is where a plan runs a node: its device and, when an
+// accelerator declined it, why it stays on the CPU. A node merged into
+// another step takes that step's placement (FusedInto names it); a node
+// with no step (folded to a constant, removed, or absorbed by a rewrite)
+// has Device "".
+type Placement struct {
+	Device    string `json:"device" js:"device"`
+	Reason    string `json:"reason,omitempty" js:"reason,omitempty"`
+	FusedInto string `json:"fusedInto,omitempty" js:"fusedInto,omitempty"`
+}
+
+// Place annotates the main graph's nodes with where p runs them, so that
+// the text shows each node's device and CPU reason (the placement report
+// beside the graph). cpu is the CPU's name ("cpu"; the JS API says "wasm").
+func (m *Model) Place(p *plan.Plan, cpu string) {
+	if m.Graph == nil {
+		return
+	}
+	by := map[string]*Placement{}
+	for _, st := range p.Steps {
+		pl := &Placement{Device: string(st.Device), Reason: st.Reason}
+		if st.Device == plan.CPU {
+			pl.Device = cpu
+		}
+		by[st.Node.Name] = pl
+		if f := st.Node.Fused; f != nil {
+			for _, n := range f.Fused {
+				by[n] = &Placement{Device: pl.Device, Reason: pl.Reason, FusedInto: st.Node.Name}
+			}
+		}
+	}
+	for _, n := range m.Graph.Nodes {
+		if n.Placement = by[n.Name]; n.Placement == nil {
+			n.Placement = &Placement{}
+		}
+	}
 }
 
 // Function is a model-local function.
@@ -404,11 +446,31 @@ func (p *textPrinter) node(n *Node, indent string) {
 			ins[i] = "%" + in
 		}
 	}
-	p.line(indent, "%s = %s%s(%s)", strings.Join(outs, ", "), op, a, strings.Join(ins, ", "))
+	p.line(indent, "%s = %s%s(%s)%s", strings.Join(outs, ", "), op, a, strings.Join(ins, ", "), placed(n.Placement))
 	for _, k := range subs {
 		p.line(indent, "  @%s:", k)
 		p.graph(n.Subgraphs[k], indent+"    ")
 	}
+}
+
+// placed is a node line's placement comment: "  # on webgpu",
+// "  # on cpu: why", "  # on webgpu, fused into conv", or "  # no step
+// (folded, fused or removed at load)"; "" without a plan.
+func placed(p *Placement) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Device == "":
+		return "  # no step (folded, fused or removed at load)"
+	}
+	s := "  # on " + p.Device
+	if p.FusedInto != "" {
+		s += ", fused into " + p.FusedInto
+	}
+	if p.Reason != "" {
+		s += ": " + p.Reason
+	}
+	return s
 }
 
 // tensorText matches tensorSummary's output, printed unquoted.

@@ -7,8 +7,12 @@ import (
 	"testing"
 
 	_ "github.com/gort-dev/gort/ops"
+	gort "github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
 	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/printer"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -100,4 +104,66 @@ func TestJSON(t *testing.T) {
 
 func tensorProto() *pb.TensorProto {
 	return &pb.TensorProto{DataType: int32(tensor.Int64), Dims: []int64{2}, Int64Data: []int64{4, 5}}
+}
+
+// fakeGPU takes Conv (with what the plan fuses into it) and declines the rest.
+type fakeGPU struct{}
+
+func (fakeGPU) Device() plan.Device { return "fakegpu" }
+
+func (fakeGPU) Kernel(n *op.Node, _ []graph.Type) (any, string) {
+	if n.OpType != "Conv" {
+		return nil, "fakegpu runs Conv only"
+	}
+	return noKernel{}, ""
+}
+
+type noKernel struct{}
+
+func (noKernel) RunValues(*op.Context, []tensor.Value) ([]tensor.Value, error) { return nil, nil }
+
+// TestPlacements: with a plan, each node line says where it runs, why a
+// node stays on the CPU, and which step a fused node runs in.
+func TestPlacements(t *testing.T) {
+	m := tm.New(17)
+	m.Input("x", tensor.Float, 1, 2, 5, 4)
+	m.Init("w", tensor.New(tensor.Float, 3, 2, 3, 3))
+	m.Node("Conv", []string{"x", "w"}, []string{"c"})
+	m.Node("Relu", []string{"c"}, []string{"r"})
+	m.Node("Softmax", []string{"r"}, []string{"y"})
+	m.Output("y", tensor.Float, 1, 3, 3, 2)
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: fakeGPU{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := printer.Build(m.Proto, nil)
+	pm.Place(s.Plan(), "cpu")
+	var b bytes.Buffer
+	if err := printer.Text(&b, pm); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"%c: float32[1,3,3,2] = Conv(%x, %w)  # on fakegpu\n",
+		"%r: float32[1,3,3,2] = Relu(%c)  # on fakegpu, fused into Conv#0\n",
+		"%y: float32[1,3,3,2] = Softmax(%r)  # on cpu: fakegpu runs Conv only\n",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("missing %q in\n%s", line, b.String())
+		}
+	}
+	js, err := json.Marshal(pm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"placement":{"device":"cpu","reason":"fakegpu runs Conv only"}`) {
+		t.Errorf("JSON without the Softmax placement: %s", js)
+	}
+	// Without a plan the text has no placement comments.
+	b.Reset()
+	if err := printer.Text(&b, printer.Build(m.Proto, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "#") {
+		t.Errorf("placements without a plan:\n%s", b.String())
+	}
 }

@@ -11,3 +11,7 @@ GOOS=js GOARCH=wasm go build -tags gortlite -o "$TOOLS/gort.wasm" ./wasm
 MODEL=testdata/onnx-node/node/test_conv_with_strides_padding/model.onnx
 node "$(dirname "$0")/bridge.test.mjs" "$TOOLS/gort.wasm" "$MODEL"
 NO_WEBGPU=1 node "$(dirname "$0")/bridge.test.mjs" "$TOOLS/gort.wasm" "$MODEL"
+# The JS package's GPU tensors (js/src as one module, as js/build.sh concatenates it).
+{ cat "$GOROOT/lib/wasm/wasm_exec.js"; node js/tools/concat.mjs js/src/index.js
+  echo "platform.Go = globalThis.Go; export { gort };"; } > "$TOOLS/gort-src.mjs"
+node "$(dirname "$0")/gpubuf.test.mjs" "$TOOLS/gort-src.mjs" "$TOOLS/gort.wasm"

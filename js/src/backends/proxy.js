@@ -79,7 +79,11 @@ export function proxyBackend() {
       await ensure();
       const transfer = [];
       const f = {};
-      for (const k of Object.keys(feeds)) f[k] = detachable(feeds[k], transfer);
+      for (const k of Object.keys(feeds)) {
+        // A GPUBuffer cannot be posted to the worker, whose device is its own.
+        if (feeds[k] && feeds[k].gpuBuffer) throw gortError(ErrorCode.INVALID_FEED, `"${k}": GPU-buffer tensors cannot be fed to a session in the proxy worker (env.wasm.proxy); use await tensor.getData()`, { tensor: k });
+        f[k] = detachable(feeds[k], transfer);
+      }
       return post({ type: 'run', handle: info.id, runId, feeds: f, fetches, yieldIntervalMs: ro.yieldIntervalMs }, transfer);
     },
     abort(info, runId) {
@@ -87,6 +91,9 @@ export function proxyBackend() {
     },
     release(info) {
       if (worker) worker.postMessage({ id: 0, type: 'release', handle: info.id });
+    },
+    async gpuDevice() {
+      throw gortError(ErrorCode.INVALID_ARGUMENT, 'env.webgpu.device: the GPUDevice of proxied sessions (env.wasm.proxy) lives in the worker');
     },
     async decode(bytes, kind) {
       await ensure();

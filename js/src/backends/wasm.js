@@ -151,7 +151,7 @@ export function wasmBackend(source) {
     async run(info, runId, feeds, fetches, ro) {
       const s = info.state;
       if (s.dead) throw gortError(ErrorCode.INTERNAL, 'the gort runtime stopped; create the session again');
-      return track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask }));
+      return track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask, gpuOutputs: ro.gpuOutputs }));
     },
     abort(info, runId) {
       if (!info.state.dead) syncCall(info.state, (api) => api.abort(runId));
@@ -178,6 +178,11 @@ export function wasmBackend(source) {
     providers(info) {
       if (info.state.dead) return info.providers;
       return syncCall(info.state, (api) => api.providers(info.id));
+    },
+    // The GPUDevice of WebGPU sessions (env.webgpu.device), opened if need be.
+    async gpuDevice() {
+      const s = await get();
+      return track(s, (api) => api.gpuDevice());
     },
     // The model checks of checks.js: one of TOOLS, called with plain
     // arguments (bytes, wire tensors, option objects).

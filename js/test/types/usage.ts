@@ -2,7 +2,7 @@
 // packed dist/index.d.ts (js/test/bundlers.test.mjs). Never run: it only
 // has to type-check, and each line is what an app would write.
 import gort, { InferenceSession, Tensor, env, ErrorCode } from 'gort';
-import type { GortError, OnnxValue, TensorLike, ValueMetadata, CheckReport, CapabilityReport, TensorStats } from 'gort';
+import type { GpuBuffer, GortError, OnnxValue, TensorLike, ValueMetadata, CheckReport, CapabilityReport, TensorStats } from 'gort';
 
 export async function usage(modelBytes: Uint8Array, signal: AbortSignal): Promise<number> {
   env.wasmPaths = '/assets/';
@@ -32,6 +32,21 @@ export async function usage(modelBytes: Uint8Array, signal: AbortSignal): Promis
   const inferred = new Tensor(new Int32Array([1, 2, 3]));
   // A tensor of another library's class (e.g. onnxruntime-common) is fed as it is.
   const foreign: TensorLike = { type: 'float32', dims: [2, 2], data: new Float32Array(4), location: 'cpu' };
+  // Tensors that stay on the GPU, chained between sessions.
+  const device = await env.webgpu.device;
+  const gbuf = device.createBuffer({ size: 16, usage: 0x80 | 0x4 | 0x8 });
+  const onGpu: Tensor<'float32'> = Tensor.fromGpuBuffer(gbuf, { dataType: 'float32', dims: [2, 2], dispose: () => gbuf.destroy() });
+  const gsession = await InferenceSession.create(modelBytes, { executionProviders: ['webgpu'], preferredOutputLocation: { y: 'gpu-buffer' }, webgpuMinElements: 0 });
+  const gout = (await gsession.run({ x: onGpu })).y as Tensor;
+  if (gout.location === 'gpu-buffer') {
+    const kept: GpuBuffer = gout.gpuBuffer;
+    void kept;
+    const back = await gout.getData(true);
+    void back;
+  }
+  gout.dispose();
+  const placed = await gort.printGraph(modelBytes, { executionProviders: ['webgpu', 'wasm'] });
+  void placed;
 
   const out = await session.run({ [names[0]]: x, ids, half, inferred, foreign }, { signal });
   const y: OnnxValue = out[session.outputNames[0]];

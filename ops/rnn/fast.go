@@ -1,0 +1,386 @@
+package rnn
+
+import (
+	"math"
+	"sync"
+
+	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// The float32 path. The generic driver (common.go) computes in float64 one
+// scalar at a time, which made a 256-step LSTM cost ~25 ms in wasm. Here,
+// for float32 inputs with the default activations and no clip:
+//
+//   - the input projection X·Wᵀ + Wb (+ Rb) of every timestep is one GEMM
+//     (ops/kernels; W packed once at build when it is constant), so only
+//     the recurrent part stays sequential;
+//   - each step adds h·Rᵀ with a GEMV over Rᵀ (packed in 8-column panels once
+//     at build when R is constant) straight into that timestep's row of the
+//     projection;
+//   - the gate activations are tanh32 (a rational approximation) and
+//     sigmoid32 (over a polynomial exp), four lanes at a time in the SIMD
+//     build (fast_simd.go), with error bounds checked on every float32;
+//   - every buffer comes from a per-kernel pool: a run allocates only its
+//     outputs.
+//
+// The results differ from the float64 path by float32 rounding and the
+// activations' few-ulp errors; fast_test.go checks both paths against a
+// naive float64 reference.
+
+// fastEnabled lets tests run the generic path on float32 inputs.
+var fastEnabled = true
+
+// fast is the float32 kernel of one node.
+type fast struct {
+	s     *spec
+	wSrc  *float32
+	wPack []*kernels.PackedB // per direction: op(B) = W[d]ᵀ, k = input, n = G·H
+	rSrc  *float32
+	rT    [][]*panels // per direction: R[d]ᵀ as the steps read it (packR)
+	pool  sync.Pool   // *scratch
+}
+
+// scratch is one run's working memory, kept between runs.
+type scratch struct {
+	xw, bias, h, c, p, tmp, rh, omz []float32
+	rT                              []*panels
+}
+
+// grow returns buf resized to n values (contents unspecified).
+func grow(buf *[]float32, n int) []float32 {
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n]
+}
+
+// newFast prepares the constant weights of n, or returns nil when the node's
+// attributes rule the float32 path out (the inputs' dtypes are checked per run).
+func newFast(n *op.Node, s *spec) *fast {
+	if !s.defaultActs || s.clip != 0 {
+		return nil
+	}
+	f := &fast{s: s}
+	if W := n.ConstInput(1); W != nil && W.DType() == tensor.Float && W.Rank() == 3 && W.Len() > 0 {
+		sh := W.Shape()
+		gh, in := sh[1], sh[2]
+		w := W.F32()
+		for d := 0; d < sh[0]; d++ {
+			f.wPack = append(f.wPack, kernels.PackB(true, in, gh, w[d*gh*in:(d+1)*gh*in], in))
+		}
+		f.wSrc = &w[0]
+	}
+	// R is packed only when its shape is consistent (a bad one is reported
+	// by check at run time).
+	if R := n.ConstInput(2); R != nil && R.DType() == tensor.Float && R.Rank() == 3 && R.Len() > 0 &&
+		R.Shape()[1] == s.gates*R.Shape()[2] && (s.hidden == 0 || s.hidden == R.Shape()[2]) {
+		sh := R.Shape()
+		r := R.F32()
+		for d := 0; d < sh[0]; d++ {
+			f.rT = append(f.rT, s.packR(nil, r[d*sh[1]*sh[2]:(d+1)*sh[1]*sh[2]], sh[2]))
+		}
+		f.rSrc = &r[0]
+	}
+	return f
+}
+
+// same reports whether v starts at src, so a constant prepared at build is
+// the input of this run.
+func same(src *float32, v []float32) bool { return src != nil && len(v) > 0 && src == &v[0] }
+
+// packR packs one direction's R ([G·H, H]) as the steps read it, reusing
+// dst's buffers: Rᵀ whole, except for GRU, whose h gate is multiplied
+// separately (z and r first, then h).
+func (s *spec) packR(dst []*panels, r []float32, H int) []*panels {
+	splits := []int{0, s.gates * H}
+	if s.kind == "GRU" {
+		splits = []int{0, 2 * H, 3 * H}
+	}
+	for len(dst) < len(splits)-1 {
+		dst = append(dst, new(panels))
+	}
+	for i := range splits[1:] {
+		dst[i].pack(r, H, splits[i], splits[i+1]-splits[i])
+	}
+	return dst
+}
+
+// panels is a k×n matrix packed for gemvAcc: panels of 8 columns over the
+// full depth, each k-major (data[q·8k + 8p + c] is element (p, 8q + c)),
+// columns past n zero. The GEMV then reads memory in order, and its SIMD
+// form keeps only two accumulators, which measured fastest in V8 (wider
+// blocks spill vector registers).
+type panels struct {
+	k, n int
+	data []float32
+}
+
+// pack sets m to the k×n matrix whose element (p, j) is r[(c0+j)·k + p]:
+// rows c0 to c0+n of r (rows of k values), transposed.
+func (m *panels) pack(r []float32, k, c0, n int) {
+	m.k, m.n = k, n
+	m.data = grow(&m.data, (n+7)/8*8*k)
+	clear(m.data)
+	for j := 0; j < n; j++ {
+		row := r[(c0+j)*k : (c0+j+1)*k]
+		q, c := j/8, j%8
+		for p, x := range row {
+			m.data[q*8*k+p*8+c] = x
+		}
+	}
+}
+
+// applies reports whether the inputs suit the float32 path.
+func (f *fast) applies(in []*tensor.Tensor) bool {
+	if f == nil || !fastEnabled {
+		return false
+	}
+	for i, t := range in {
+		if t != nil && i != 4 && t.DType() != tensor.Float {
+			return false
+		}
+	}
+	return true
+}
+
+// run computes the node for validated inputs (p holds dimensions and lens).
+func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int) ([]*tensor.Tensor, error) {
+	s := f.s
+	H, G, D, I, B, T := p.hidden, s.gates, s.dirs, p.input, p.batch, p.seq
+	N := G * H
+	sc, _ := f.pool.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	defer f.pool.Put(sc)
+
+	// Row r of X (and of xw) is timestep t of batch entry b, r = rowOf(t, b);
+	// layout 1 is used as is, without a transposed copy.
+	rowOf := func(t, b int) int { return t*B + b }
+	yShape, stShape := []int{T, D, B, H}, []int{D, B, H}
+	yAt := func(t, d, b int) int { return ((t*D+d)*B + b) * H }
+	stAt := func(d, b int) int { return (d*B + b) * H }
+	if s.layout == 1 {
+		rowOf = func(t, b int) int { return b*T + t }
+		yShape, stShape = []int{B, T, D, H}, []int{B, D, H}
+		yAt = func(t, d, b int) int { return ((b*T+t)*D + d) * H }
+		stAt = func(d, b int) int { return (b*D + d) * H }
+	}
+	res := make([]*tensor.Tensor, outputs)
+	res[0] = ctx.New(tensor.Float, yShape...)
+	res[1] = ctx.New(tensor.Float, stShape...)
+	if outputs > 2 {
+		res[2] = ctx.New(tensor.Float, stShape...)
+	}
+	y, yh := res[0].F32(), res[1].F32()
+
+	x, w, r := in[0].F32(), in[1].F32(), in[2].F32()
+	xw := grow(&sc.xw, T*B*N)
+	bias := grow(&sc.bias, 2*N)
+	h := grow(&sc.h, H)
+	c := grow(&sc.c, H)
+	tmp := grow(&sc.tmp, H)
+	rh := grow(&sc.rh, H)
+	omz := grow(&sc.omz, H)
+	for d := 0; d < D; d++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// bias[:N] goes into the projection: Wb + Rb, except GRU's Rbh,
+		// which is added to the recurrent part of h (bias[N+2H:]).
+		clear(bias)
+		if Bt := input(in, 3); Bt != nil {
+			copy(bias, Bt.F32()[d*2*N:(d+1)*2*N])
+		}
+		wb, rb := bias[:N], bias[N:]
+		for j := range wb {
+			if s.kind != "GRU" || j < 2*H {
+				wb[j] += rb[j]
+			}
+		}
+		for i := 0; i < T*B; i++ {
+			copy(xw[i*N:(i+1)*N], wb)
+		}
+		if len(f.wPack) == D && same(f.wSrc, w) {
+			kernels.SgemmPackedB(false, T*B, 1, x, I, f.wPack[d], 1, xw, N, nil)
+		} else {
+			kernels.Sgemm(false, true, T*B, N, I, 1, x, I, w[d*N*I:(d+1)*N*I], I, 1, xw, N)
+		}
+		var rT []*panels
+		if len(f.rT) == D && same(f.rSrc, r) {
+			rT = f.rT[d]
+		} else {
+			sc.rT = s.packR(sc.rT, r[d*N*H:(d+1)*N*H], H)
+			rT = sc.rT
+		}
+		var peep []float32
+		if s.kind == "LSTM" {
+			peep = grow(&sc.p, 3*H)
+			clear(peep)
+			if P := input(in, 7); P != nil {
+				copy(peep, P.F32()[d*3*H:(d+1)*3*H])
+			}
+		}
+		backward := s.reverse || d == 1
+		for b := 0; b < B; b++ {
+			clear(h)
+			if h0 := input(in, 5); h0 != nil {
+				copy(h, h0.F32()[stAt(d, b):])
+			}
+			clear(c)
+			if c0 := input(in, 6); c0 != nil && s.kind == "LSTM" {
+				copy(c, c0.F32()[stAt(d, b):])
+			}
+			L := p.lens[b]
+			for k := 0; k < L; k++ {
+				t := k
+				if backward {
+					t = L - 1 - k // reverse within the sequence's own length
+				}
+				g := xw[rowOf(t, b)*N : (rowOf(t, b)+1)*N]
+				switch s.kind {
+				case "LSTM":
+					gemvAcc(g, h, rT[0])
+					lstmGates(g, c, h, peep, s.inputForget)
+				case "GRU":
+					gruStep(g, h, rT, rb[2*H:], tmp, rh, omz, s.linearBeforeReset)
+				default:
+					gemvAcc(g, h, rT[0])
+					tanhTo(h, g)
+				}
+				copy(y[yAt(t, d, b):yAt(t, d, b)+H], h)
+			}
+			copy(yh[stAt(d, b):stAt(d, b)+H], h)
+			if outputs > 2 {
+				copy(res[2].F32()[stAt(d, b):stAt(d, b)+H], c)
+			}
+		}
+	}
+	return res, nil
+}
+
+// gruStep advances one GRU step: g holds Xt·Wᵀ + Wb (+ Rb for z and r), rbh
+// is Rbh, tmp, rh and omz are scratch of H values. See gruCell for the
+// equations; 1 - zt is computed as σ(-x), without the cancellation.
+func gruStep(g, h []float32, rT []*panels, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
+	H := len(h)
+	zr := g[:2*H]
+	gemvAcc(zr, h, rT[0])
+	for j := range omz {
+		omz[j] = -zr[j]
+	}
+	sigmoidTo(omz, omz)
+	sigmoidTo(zr, zr)
+	z, r := zr[:H], zr[H:]
+	copy(tmp, rbh)
+	if linearBeforeReset {
+		gemvAcc(tmp, h, rT[1]) // Ht-1·Rhᵀ + Rbh
+		for j := range tmp {
+			tmp[j] = g[2*H+j] + r[j]*tmp[j]
+		}
+	} else {
+		for j := range rh {
+			rh[j] = r[j] * h[j]
+		}
+		gemvAcc(tmp, rh, rT[1]) // (rt ⊙ Ht-1)·Rhᵀ + Rbh
+		for j := range tmp {
+			tmp[j] += g[2*H+j]
+		}
+	}
+	tanhTo(tmp, tmp)
+	for j := range h {
+		h[j] = omz[j]*tmp[j] + z[j]*h[j]
+	}
+}
+
+// lstmUnit is the LSTM cell for one hidden unit: gi, go, gf, gc are the gate
+// pre-activations, c the previous cell state, pi, po, pf the peepholes. It
+// returns the new cell and hidden values (lstmGates' scalar form).
+func lstmUnit(gi, gO, gf, gc, c, pi, po, pf float32, inputForget bool) (float32, float32) {
+	gi += pi * c
+	it := sigmoid32(gi)
+	var ft float32
+	if inputForget {
+		ft = sigmoid32(-gi) // 1 - it, without the cancellation
+	} else {
+		ft = sigmoid32(gf + pf*c)
+	}
+	c = ft*c + it*tanh32(gc)
+	ot := sigmoid32(gO + po*c)
+	return c, ot * tanh32(c)
+}
+
+// tanh32 approximates tanh in float32 by a [13/6] odd rational function on
+// [-c, c], c = 7.90531110763549805 (where tanh rounds to ±1), Eigen's
+// generic_fast_tanh_float. Its error against math.Tanh is at most
+// tanhMaxErr over every float32 input (TestTanh32Exhaustive checks all 2³²).
+// NaN stays NaN; ±Inf gives ±1. Each product is rounded before its sum
+// (madd), as in the SIMD build, which has no fused multiply-add.
+func tanh32(x float32) float32 {
+	x = min(max(x, -tanhClamp), tanhClamp)
+	x2 := x * x
+	p := madd(x2, tanhA13, tanhA11)
+	p = madd(p, x2, tanhA9)
+	p = madd(p, x2, tanhA7)
+	p = madd(p, x2, tanhA5)
+	p = madd(p, x2, tanhA3)
+	p = madd(p, x2, tanhA1)
+	q := madd(x2, tanhB6, tanhB4)
+	q = madd(q, x2, tanhB2)
+	q = madd(q, x2, tanhB0)
+	return x * p / q
+}
+
+// sigmoid32 is 1/(1+e⁻ˣ) with exp32: unlike (1 + tanh(x/2))/2 it keeps its
+// relative accuracy where σ(x) is tiny, which gates multiply into results
+// that the node suite compares with an absolute tolerance of 1e-7. Its
+// error bound is sigmoidMaxErr, checked like tanh32's.
+func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
+
+// exp32 is Cephes' expf: e^x = 2ⁿ·e^r with n = round(x·log2 e) and
+// |r| ≤ ln2/2 (r = x - n·ln2 in two parts, C1 exact in few bits), e^r by a
+// degree-7 polynomial. x is clamped to [-87.3, 88.3], where 2ⁿ stays a
+// normal float32 (the sigmoid only needs e^x there to be tiny or huge).
+func exp32(x float32) float32 {
+	x = min(max(x, expLo), expHi)
+	n := float32(math.RoundToEven(float64(float32(x * expLog2e))))
+	r := x - float32(n*expC1) - float32(n*expC2)
+	p := madd(r, expP0, expP1)
+	p = madd(p, r, expP2)
+	p = madd(p, r, expP3)
+	p = madd(p, r, expP4)
+	p = madd(p, r, expP5)
+	p = float32(p*float32(r*r)) + r + 1
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
+}
+
+// madd is a·b + c with the product rounded to float32 (never fused).
+func madd(a, b, c float32) float32 { return float32(a*b) + c }
+
+const (
+	tanhClamp = 7.90531110763549805
+	tanhA1    = 4.89352455891786e-03
+	tanhA3    = 6.37261928875436e-04
+	tanhA5    = 1.48572235717979e-05
+	tanhA7    = 5.12229709037114e-08
+	tanhA9    = -8.60467152213735e-11
+	tanhA11   = 2.00018790482477e-13
+	tanhA13   = -2.76076847742355e-16
+	tanhB0    = 4.89352518554385e-03
+	tanhB2    = 2.26843463243900e-03
+	tanhB4    = 1.18534705686654e-04
+	tanhB6    = 1.19825839466702e-06
+
+	expLo, expHi = -87.3, 88.3
+	expLog2e     = 1.44269504088896341
+	expC1        = 0.693359375
+	expC2        = -2.12194440e-4
+	expP0        = 1.9875691500e-4
+	expP1        = 1.3981999507e-3
+	expP2        = 8.3334519073e-3
+	expP3        = 4.1665795894e-2
+	expP4        = 1.6666665459e-1
+	expP5        = 5.0000001201e-1
+)

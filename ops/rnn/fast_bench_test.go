@@ -1,0 +1,32 @@
+package rnn
+
+import "testing"
+
+// The step kernels of the float32 path at the VAD bench model's size
+// (hidden 64, so R·h is 256×64); run them in wasm with GOEXPERIMENT=simd.
+
+// BenchmarkGemv is one step's h·Rᵀ.
+func BenchmarkGemv(b *testing.B) {
+	k, n := 64, 256
+	m := make([]float32, k*n)
+	v := make([]float32, k)
+	out := make([]float32, n)
+	for i := range m {
+		m[i] = float32(i%7) * 0.01
+	}
+	var pm panels
+	pm.pack(m, k, 0, n)
+	for b.Loop() {
+		gemvAcc(out, v, &pm)
+	}
+}
+
+// BenchmarkLstmGates is one step's gate activations and state update.
+func BenchmarkLstmGates(b *testing.B) {
+	H := 64
+	g := make([]float32, 4*H)
+	c, h, p := make([]float32, H), make([]float32, H), make([]float32, 3*H)
+	for b.Loop() {
+		lstmGates(g, c, h, p, false)
+	}
+}

@@ -1,0 +1,48 @@
+//go:build !(wasm && goexperiment.simd)
+
+package rnn
+
+// Scalar loops of the float32 path, for every build but WebAssembly with
+// GOEXPERIMENT=simd (fast_simd.go computes the same values four lanes at a
+// time, in the same order).
+
+// gemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
+// p); len(v) = m.k, len(out) = m.n.
+func gemvAcc(out, v []float32, m *panels) {
+	k := m.k
+	v, out = v[:k], out[:m.n]
+	for j0 := 0; j0 < len(out); j0 += 8 {
+		panel := m.data[j0*k : (j0+8)*k]
+		for c := range min(8, len(out)-j0) {
+			acc := out[j0+c]
+			for p, vp := range v {
+				acc += float32(vp * panel[p*8+c])
+			}
+			out[j0+c] = acc
+		}
+	}
+}
+
+// lstmGates finishes an LSTM step: g holds the pre-activations of the gates
+// i, o, f, c (H values each, without peepholes), c and h the state, updated
+// in place, p the peepholes i, o, f (zeros when absent).
+func lstmGates(g, c, h, p []float32, inputForget bool) {
+	H := len(h)
+	for j := range h {
+		c[j], h[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
+	}
+}
+
+// tanhTo sets dst[i] = tanh32(src[i]).
+func tanhTo(dst, src []float32) {
+	for i, x := range src[:len(dst)] {
+		dst[i] = tanh32(x)
+	}
+}
+
+// sigmoidTo sets dst[i] = sigmoid32(src[i]).
+func sigmoidTo(dst, src []float32) {
+	for i, x := range src[:len(dst)] {
+		dst[i] = sigmoid32(x)
+	}
+}
