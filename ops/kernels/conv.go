@@ -118,6 +118,18 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	// pixels so the GEMM keeps its efficiency.
 	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
 	var im im2colB
+	var dl dwLayout
+	var dbuf []float32
+	if direct {
+		sc := convPool.Get().(*convScratch)
+		defer convPool.Put(sc)
+		dl = newDWLayout(g, sc.taps)
+		sc.taps = dl.offs
+		if !pw {
+			sc.col = grow(sc.col, dl.scratch())
+			dbuf = sc.col
+		}
+	}
 	if !pw && !direct {
 		sc := convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
@@ -146,7 +158,7 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 				ep.Residual = rg
 				for m := 0; m < mg; m++ {
 					wm := cw.W[(gi*mg+m)*ks : (gi*mg+m+1)*ks]
-					depthwise2D(xg, wm, yg[m*os:(m+1)*os], g)
+					dl.conv(xg, wm, yg[m*os:(m+1)*os], dbuf, m == 0)
 					ep.apply(yg, os, m, 1, 0, os)
 				}
 				continue
@@ -189,7 +201,8 @@ type im2colRow struct {
 // steady-state runs do not allocate.
 type convScratch struct {
 	rows []im2colRow
-	col  []float32
+	col  []float32 // a column block, a padded depthwise plane, a pooling row
+	taps []int     // the depthwise tap offsets
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}

@@ -1,0 +1,85 @@
+//go:build wasm && goexperiment.simd
+
+package kernels
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The depthwise row kernels, four outputs per vector (dwRowsRef is their
+// definition; the taps are added in the same order, so every lane rounds
+// as the scalar loop does). The caller has checked the highest addresses
+// read and written: loads go through unsafe pointers. A row whose width is
+// not a multiple of four ends with a whole vector computed and only its
+// valid lanes stored (its extra lanes read the padded plane's overrun).
+
+// dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers.
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32) {
+	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	// Kernel rows start at e0, e1, e2; taps within a row at +d1, +d2.
+	e0, e1, e2 := uintptr(offs[0])*4, uintptr(offs[3])*4, uintptr(offs[6])*4
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	full, end := uintptr(OW&^3)*4, uintptr(OW)*4
+	for oh := 0; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		p0, p1, p2 := unsafe.Add(p, e0), unsafe.Add(p, e1), unsafe.Add(p, e2)
+		q := unsafe.Add(py, oh*OW*4)
+		for o := uintptr(0); o < end; o += 16 {
+			a := w0.Mul(ld4(p0, o))
+			a = a.Add(w1.Mul(ld4(p0, o+d1)))
+			a = a.Add(w2.Mul(ld4(p0, o+d2)))
+			a = a.Add(w3.Mul(ld4(p1, o)))
+			a = a.Add(w4.Mul(ld4(p1, o+d1)))
+			a = a.Add(w5.Mul(ld4(p1, o+d2)))
+			a = a.Add(w6.Mul(ld4(p2, o)))
+			a = a.Add(w7.Mul(ld4(p2, o+d1)))
+			a = a.Add(w8.Mul(ld4(p2, o+d2)))
+			if o < full {
+				st4(a, q, o)
+			} else {
+				a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
+			}
+		}
+	}
+}
+
+// dwRows computes the depthwise output plane y (OH×OW) from the padded plane
+// buf (see dwRowsRef), eight outputs at a time, then four.
+func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32) {
+	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	for oh := 0; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		q := unsafe.Add(py, oh*OW*4)
+		i := 0
+		for ; i+8 <= OW; i += 8 {
+			o := uintptr(i) * 4
+			w := archsimd.BroadcastFloat32x4(wt[0])
+			pt := unsafe.Add(p, offs[0]*4)
+			a0, a1 := w.Mul(ld4(pt, o)), w.Mul(ld4(pt, o+16))
+			for t := 1; t < len(offs); t++ {
+				w := archsimd.BroadcastFloat32x4(wt[t])
+				pt := unsafe.Add(p, offs[t]*4)
+				a0 = a0.Add(w.Mul(ld4(pt, o)))
+				a1 = a1.Add(w.Mul(ld4(pt, o+16)))
+			}
+			st4(a0, q, o)
+			st4(a1, q, o+16)
+		}
+		for ; i < OW; i += 4 {
+			o := uintptr(i) * 4
+			a := archsimd.BroadcastFloat32x4(wt[0]).Mul(ld4(unsafe.Add(p, offs[0]*4), o))
+			for t := 1; t < len(offs); t++ {
+				a = a.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(ld4(unsafe.Add(p, offs[t]*4), o)))
+			}
+			if i+4 <= OW {
+				st4(a, q, o)
+			} else {
+				a.StorePart(y[oh*OW+i : (oh+1)*OW])
+			}
+		}
+	}
+}
