@@ -301,8 +301,8 @@ var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatM
 // fullInputs is the op's input count before an appended residual.
 var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2}
 
-// fuseActivations merges into a Conv/Gemm/MatMul the residual Add and the
-// activation that follow it (either or both), when the kernel says it
+// fuseActivations merges into a Conv/Gemm/MatMul the residual Add (or
+// two-input Sum) and the activation that follow it (either or both), when the kernel says it
 // applies the fusion (op.FusingKernel). A residual must have the output's
 // exact shape, as inferred; it becomes the node's last input, after the
 // op's optional inputs (padded with "").
@@ -321,7 +321,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		var absorbed []*graph.Node
 		out := p.Outputs[0]
 		next := w.soleReader(idx, out)
-		if add := next; add != nil && add.OpType == "Add" && add.Domain == "" && add.Version >= 7 && add.Builder != nil && len(add.Inputs) == 2 {
+		if add := next; add != nil && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
 				other = add.Inputs[1]
@@ -363,6 +363,16 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
 	w.remove(drop)
+}
+
+// residualAdd reports whether n adds two tensors: an Add (version 7 on,
+// which broadcasts like the residual check expects) or a two-input Sum, which
+// computes the same a + b (ShuffleNet's Caffe2 export writes residuals so).
+func residualAdd(n *graph.Node) bool {
+	if n.Domain != "" || n.Builder == nil || len(n.Inputs) != 2 {
+		return false
+	}
+	return n.OpType == "Add" && n.Version >= 7 || n.OpType == "Sum" && n.Version >= 6
 }
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
