@@ -135,6 +135,14 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		defer convPool.Put(sc)
 		sc.rows = im2colRows(g, cg, sc.rows[:0])
 		im = im2colB{g: g, rows: sc.rows}
+		if len(g.In) == 2 {
+			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
+				sc.taps = pl.offs
+				sc.col = grow(sc.col, cg*pl.size+pl.rowLen)
+				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
+				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
+			}
+		}
 	}
 	for n := 0; n < a.N; n++ {
 		for gi := 0; gi < group; gi++ {
@@ -165,6 +173,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			}
 			A := cw.a(gi)
 			im.x = xg
+			if im.pad != nil {
+				im.padPlanes()
+			}
 			for j := 0; j < os; j += seg {
 				if a.Checkpoint != nil {
 					if err := a.Checkpoint(); err != nil {
@@ -200,9 +211,10 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
-	rows []im2colRow
-	col  []float32 // a column block, a padded depthwise plane, a pooling row
-	taps []int     // the depthwise tap offsets
+	rows   []im2colRow
+	col    []float32 // a column block, padded input planes, a pooling row
+	taps   []int     // the padded layout's tap offsets
+	rowOff []int     // per im2col row, its offset in the padded planes
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}
@@ -232,16 +244,55 @@ func im2colRows(g *ConvGeom, channels int, rows []im2colRow) []im2colRow {
 // im2colB is the im2col matrix of one image's group (channels·kernel ×
 // output pixels) as a GEMM right operand, packed on the fly one block at a
 // time. pix0 offsets the columns (the conv runs the GEMM in pixel segments).
+//
+// A 2-D input small enough is first copied into zero-padded, phase-split
+// planes (dwLayout, as the depthwise kernels read them): every im2col row is
+// then a run of consecutive floats in each output row, whatever the padding
+// and stride, and a panel row is one 8-float copy.
 type im2colB struct {
 	x    []float32 // channels × In
 	g    *ConvGeom
 	rows []im2colRow // 2-D only
 	pix0 int
+
+	pad    *dwLayout // the padded planes' layout, or nil
+	padBuf []float32 // channels × pad.size, then one row of scratch
+	rowOff []int     // per im2col row, its tap's offset in padBuf
+}
+
+// maxPaddedIm2col bounds the padded copy of a group's input (floats): the
+// copy costs about one im2col row, and its scratch stays in cache. A
+// variable so that tests can run the other path.
+var maxPaddedIm2col = 1 << 18
+
+// padRowOffsets appends, per im2col row (channel, tap), the offset of the
+// tap's first input in the padded planes of l.
+func padRowOffsets(l *dwLayout, channels int, off []int) []int {
+	for c := 0; c < channels; c++ {
+		for _, o := range l.offs {
+			off = append(off, c*l.size+o)
+		}
+	}
+	return off
+}
+
+// padPlanes fills padBuf from x.
+func (s *im2colB) padPlanes() {
+	l := s.pad
+	is := s.g.InSize()
+	row := s.padBuf[len(s.padBuf)-l.rowLen:]
+	for c := 0; c*l.size < len(s.padBuf)-l.rowLen; c++ {
+		l.pad(s.x[c*is:(c+1)*is], s.padBuf[c*l.size:(c+1)*l.size], row)
+	}
 }
 
 func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 	ps := kb * NR
 	j0 += s.pix0
+	if s.pad != nil {
+		s.blockPadded(p0, kb, j0, nb, dst)
+		return dst, ps
+	}
 	if s.rows == nil {
 		s.blockND(p0, kb, j0, nb, dst)
 		return dst, ps
@@ -314,6 +365,46 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 		}
 	}
 	return dst, ps
+}
+
+// blockPadded is im2colB.block reading the padded planes: output pixel
+// (oh, ow) of row p is padBuf[rowOff[p] + oh·rowStep + ow].
+func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
+	ps := kb * NR
+	OW := s.g.Out[1]
+	step := s.pad.rowStep
+	offs := s.rowOff[p0 : p0+kb]
+	src := s.padBuf
+	oh, ow := j0/OW, j0%OW
+	for q := 0; q*NR < nb; q++ {
+		panel := dst[q*ps : q*ps+ps]
+		lanes := min(NR, nb-q*NR)
+		if lanes == NR && ow+NR <= OW {
+			at := oh*step + ow
+			for p, off := range offs {
+				copy8((*[NR]float32)(panel[p*NR:p*NR+NR]), (*[NR]float32)(src[off+at:off+at+NR]))
+			}
+		} else {
+			// The panel wraps to the next output row, or is the last one.
+			for p, off := range offs {
+				d := panel[p*NR : p*NR+NR]
+				h, w := oh, ow
+				for l := range d {
+					var v float32
+					if l < lanes {
+						v = src[off+h*step+w]
+					}
+					d[l] = v
+					if w++; w == OW {
+						w, h = 0, h+1
+					}
+				}
+			}
+		}
+		if ow += NR; ow >= OW {
+			oh, ow = oh+ow/OW, ow%OW
+		}
+	}
 }
 
 // blockND is im2colB.block for spatial ranks other than 2, one element at a

@@ -110,3 +110,62 @@ func TestDepthwise(t *testing.T) {
 		})
 	}
 }
+
+// TestConvPaddedIm2col checks that the im2col GEMM packs the same panels
+// from the padded planes as from the input itself (bit for bit), and both
+// against the definition: strides, dilations, asymmetric pads, groups,
+// output rows that do not fill whole panels.
+func TestConvPaddedIm2col(t *testing.T) {
+	cases := []struct {
+		d     dwCase
+		cg, m int
+	}{
+		{dwCase{n: 2, c: 1, h: 17, w: 19, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, pt: 1, pl: 1, pb: 1, pr: 1}, 3, 16},
+		{dwCase{n: 1, c: 2, h: 9, w: 13, kh: 5, kw: 3, sh: 1, sw: 3, dh: 1, dw: 2, pt: 2, pl: 0, pb: 1, pr: 3}, 3, 10},
+		{dwCase{n: 1, c: 1, h: 12, w: 11, kh: 7, kw: 7, sh: 2, sw: 2, dh: 1, dw: 1, pt: 3, pl: 3, pb: 3, pr: 3}, 4, 9},
+		{dwCase{n: 1, c: 1, h: 6, w: 40, kh: 3, kw: 3, sh: 1, sw: 1, dh: 2, dw: 1, pt: 0, pl: 1, pb: 2, pr: 1}, 5, 7},
+		{dwCase{n: 1, c: 1, h: 9, w: 9, kh: 1, kw: 1, sh: 2, sw: 2, dh: 1, dw: 1}, 6, 5},
+	}
+	defer func(v int) { maxPaddedIm2col = v }(maxPaddedIm2col)
+	r := rand.New(rand.NewSource(4))
+	for _, tc := range cases {
+		d, cg, m := tc.d, tc.cg, tc.m
+		group := d.c
+		C := group * cg
+		g := d.geom()
+		ks := d.kh * d.kw
+		x, w, bias := randSlice(r, d.n*C*d.h*d.w), randSlice(r, m*cg*ks), randSlice(r, m)
+		run := func(limit int) []float32 {
+			maxPaddedIm2col = limit
+			y := make([]float32, d.n*m*g.OutSize())
+			if err := Conv(NewConvWeights(w, m, group, cg*ks, true), &ConvArgs{N: d.n, C: C, Geom: g, X: x, Bias: bias, Y: y}); err != nil {
+				t.Fatal(err)
+			}
+			return y
+		}
+		padded, direct := run(1<<30), run(0)
+		OH, OW := g.Out[0], g.Out[1]
+		mg := m / group
+		for i, v := range padded {
+			if v != direct[i] {
+				t.Fatalf("%+v: y[%d] = %v padded, %v direct", d, i, v, direct[i])
+			}
+			ow, oh, oc, n := i%OW, i/OW%OH, i/(OH*OW)%m, i/(OH*OW*m)
+			want := float64(bias[oc])
+			for c := 0; c < cg; c++ {
+				xc := x[(n*C+oc/mg*cg+c)*d.h*d.w:]
+				for kh := 0; kh < d.kh; kh++ {
+					for kw := 0; kw < d.kw; kw++ {
+						ih, iw := oh*d.sh-d.pt+kh*d.dh, ow*d.sw-d.pl+kw*d.dw
+						if ih >= 0 && ih < d.h && iw >= 0 && iw < d.w {
+							want += float64(w[(oc*cg+c)*ks+kh*d.kw+kw]) * float64(xc[ih*d.w+iw])
+						}
+					}
+				}
+			}
+			if diff := float64(v) - want; diff > 1e-5 || diff < -1e-5 {
+				t.Fatalf("%+v: y[%d] = %v, want %v", d, i, v, want)
+			}
+		}
+	}
+}
