@@ -29,6 +29,16 @@ func BenchmarkConvMobile(b *testing.B) {
 		{272, 272, 14, 14, 3, 1, 272},
 		{544, 544, 7, 7, 1, 1, 4},
 		{544, 544, 7, 7, 3, 1, 544},
+		{16, 16, 56, 56, 1, 1, 1},
+		{24, 88, 28, 28, 1, 1, 1},
+		{88, 24, 28, 28, 1, 1, 1},
+		{40, 240, 14, 14, 1, 1, 1},
+		{240, 40, 14, 14, 1, 1, 1},
+		{48, 288, 14, 14, 1, 1, 1},
+		{96, 576, 7, 7, 1, 1, 1},
+		{576, 96, 7, 7, 1, 1, 1},
+		{576, 144, 1, 1, 1, 1, 1},
+		{144, 576, 1, 1, 1, 1, 1},
 	} {
 		b.Run(fmt.Sprintf("c%d-m%d-%dx%d-k%d-s%d-g%d", cb.c, cb.m, cb.h, cb.w, cb.k, cb.s, cb.group), func(b *testing.B) {
 			r := rand.New(rand.NewSource(1))
@@ -43,7 +53,8 @@ func BenchmarkConvMobile(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/op")
+			macs := float64(cb.m) * float64(g.OutSize()) * float64(kdim)
+			b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})
 	}
 }
