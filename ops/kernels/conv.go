@@ -111,26 +111,16 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		}
 		return nil
 	}
-	direct := cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR)
+	if cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR) {
+		return convDepthwise(cw, a)
+	}
 	pw := Pointwise(g)
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.
 	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
 	var im im2colB
-	var dl dwLayout
-	var dbuf []float32
-	if direct {
-		sc := convPool.Get().(*convScratch)
-		defer convPool.Put(sc)
-		dl = newDWLayout(g, sc.taps)
-		sc.taps = dl.offs
-		if !pw {
-			sc.col = grow(sc.col, dl.scratch())
-			dbuf = sc.col
-		}
-	}
-	if !pw && !direct {
+	if !pw {
 		sc := convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
 		sc.rows = im2colRows(g, cg, sc.rows[:0])
@@ -138,7 +128,8 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		if len(g.In) == 2 {
 			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
 				sc.taps = pl.offs
-				sc.col = grow(sc.col, cg*pl.size+pl.rowLen)
+				sc.col = grow(sc.col, cg*pl.size)
+				clear(sc.col) // padPlanes writes only the input's positions
 				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
 				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
 			}
@@ -156,20 +147,6 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			var rg []float32
 			if a.Residual != nil {
 				rg = a.Residual[yo : yo+mg*os]
-			}
-			if direct {
-				if a.Checkpoint != nil {
-					if err := a.Checkpoint(); err != nil {
-						return err
-					}
-				}
-				ep.Residual = rg
-				for m := 0; m < mg; m++ {
-					wm := cw.W[(gi*mg+m)*ks : (gi*mg+m+1)*ks]
-					dl.conv(xg, wm, yg[m*os:(m+1)*os], dbuf, m == 0)
-					ep.apply(yg, os, m, 1, 0, os)
-				}
-				continue
 			}
 			A := cw.a(gi)
 			im.x = xg
@@ -256,7 +233,7 @@ type im2colB struct {
 	pix0 int
 
 	pad    *dwLayout // the padded planes' layout, or nil
-	padBuf []float32 // channels × pad.size, then one row of scratch
+	padBuf []float32 // channels × pad.size
 	rowOff []int     // per im2col row, its tap's offset in padBuf
 }
 
@@ -276,13 +253,12 @@ func padRowOffsets(l *dwLayout, channels int, off []int) []int {
 	return off
 }
 
-// padPlanes fills padBuf from x.
+// padPlanes copies x into padBuf (whose padding is zero).
 func (s *im2colB) padPlanes() {
 	l := s.pad
 	is := s.g.InSize()
-	row := s.padBuf[len(s.padBuf)-l.rowLen:]
-	for c := 0; c*l.size < len(s.padBuf)-l.rowLen; c++ {
-		l.pad(s.x[c*is:(c+1)*is], s.padBuf[c*l.size:(c+1)*l.size], row)
+	for c := 0; c*l.size < len(s.padBuf); c++ {
+		l.pad(s.x[c*is:(c+1)*is], s.padBuf[c*l.size:(c+1)*l.size])
 	}
 }
 

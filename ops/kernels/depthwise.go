@@ -57,80 +57,76 @@ func newDWLayout(g *ConvGeom, offs []int) dwLayout {
 	return l
 }
 
-// scratch is the floats of scratch conv needs: the plane and one row.
-func (l *dwLayout) scratch() int { return l.size + l.rowLen }
-
-// pad copies the H×W plane x into buf (l.size floats) in the padded,
-// phase-split layout; row is scratch for one padded row (l.rowLen floats)
-// when the stride along W is above 1.
-func (l *dwLayout) pad(x, buf, row []float32) {
+// pad copies the H×W plane x into buf, a padded plane (l.size floats) in
+// the phase-split layout, writing only the positions that hold input:
+// the padding is the same for every plane, so buf is cleared once per
+// convolution and its padding stays zero.
+func (l *dwLayout) pad(x, buf []float32) {
 	g := l.g
 	H, W := g.In[0], g.In[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
 	sw := g.Strides[1]
-	for r := 0; r < l.hp; r++ {
-		dst := buf[r*l.rowLen : (r+1)*l.rowLen]
-		ih := r - ph
-		if ih < 0 || ih >= H {
-			clear(dst)
-			continue
-		}
+	// Padded rows r = ih + ph of the input rows that some output reads.
+	for ih := max(0, -ph); ih < min(H, l.hp-ph); ih++ {
 		src := x[ih*W : (ih+1)*W]
-		if sw == 1 {
-			padRow(dst, src, pw)
-			continue
-		}
-		// Padded, then split: phase p gets padded columns p, p+sw, ...
-		padRow(row, src, pw)
-		if sw == 2 {
-			deinterleave2(dst[:l.wq], dst[l.wq:], row)
-			continue
-		}
+		dst := buf[(ih+ph)*l.rowLen : (ih+ph+1)*l.rowLen]
 		for p := 0; p < sw; p++ {
+			// Phase p holds padded columns j·sw + p: input column j·sw + p - pw.
 			d := dst[p*l.wq : (p+1)*l.wq]
-			for j := range d {
-				d[j] = row[j*sw+p]
+			jlo, jhi := validRange(W, l.wq, sw, pw, p)
+			if jlo >= jhi {
+				continue
+			}
+			if sw == 1 {
+				copyShort(d[jlo:jhi], src[jlo-pw:])
+			} else {
+				gather(d[jlo:jhi], src[jlo*sw+p-pw:], sw)
 			}
 		}
 	}
-	clear(buf[l.hp*l.rowLen : l.size])
 }
 
-// padRow sets dst to src shifted right by pad columns, zeros around it.
-func padRow(dst, src []float32, pad int) {
-	pad = min(pad, len(dst))
-	clear(dst[:pad])
-	n := copy(dst[pad:], src)
-	clear(dst[pad+n:])
-}
-
-// deinterleave2 splits s into its even (e) and odd (o) elements;
-// len(s) = 2·len(e) = 2·len(o).
-func deinterleave2(e, o, s []float32) {
-	n := len(e)
-	_, _ = o[n-1], s[2*n-1]
-	// Unsafe loads: the bounds checks would cost as much as the copy.
-	pe, po, ps := unsafe.Pointer(unsafe.SliceData(e)), unsafe.Pointer(unsafe.SliceData(o)), unsafe.Pointer(unsafe.SliceData(s))
-	for j := uintptr(0); j < uintptr(n)*4; j += 4 {
-		*(*float32)(unsafe.Add(pe, j)) = *(*float32)(unsafe.Add(ps, 2*j))
-		*(*float32)(unsafe.Add(po, j)) = *(*float32)(unsafe.Add(ps, 2*j+4))
+// copyShort is copy for rows that are often only a few floats long, where
+// the call to memmove costs more than the loop.
+func copyShort(d, s []float32) {
+	if len(d) >= 32 {
+		copy(d, s)
+		return
+	}
+	s = s[:len(d)]
+	for i, v := range s {
+		d[i] = v
 	}
 }
 
-// conv computes one output plane y (Out) of a convolution whose
-// group has a single input channel: x (In) correlated with the taps w
-// (Kernel), no bias. buf is l.scratch() floats holding x padded (filled
-// when fill is set; a group with several output channels pads once).
-func (l *dwLayout) conv(x, w, y, buf []float32, fill bool) {
+// gather sets d[j] = s[j·stride].
+func gather(d, s []float32, stride int) {
+	_ = s[(len(d)-1)*stride]
+	// Unsafe loads: the bounds checks would cost as much as the copy.
+	pd, ps := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(s))
+	step := uintptr(stride) * 4
+	for j, o := uintptr(0), uintptr(0); j < uintptr(len(d))*4; j, o = j+4, o+step {
+		*(*float32)(unsafe.Add(pd, j)) = *(*float32)(unsafe.Add(ps, o))
+	}
+}
+
+// conv computes one output plane y (Out) of a convolution whose group has a
+// single input channel: x (In) correlated with the taps w (Kernel), plus
+// bias. buf holds x padded (l.size floats; filled when fill is set, since a
+// group with several output channels pads once).
+func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
 	g := l.g
 	if Pointwise(g) {
 		// A per-channel scale: the plane is one long row.
 		_ = x[len(y)-1]
 		dwRowS1(y, x, []int{0}, w[:1], 0)
+		for i := range y {
+			y[i] += bias
+		}
 		return
 	}
 	if fill {
-		l.pad(x, buf[:l.size], buf[l.size:])
+		l.pad(x, buf)
 	}
 	OH, OW := g.Out[0], g.Out[1]
 	// The kernels load without bounds checks: check the highest address.
@@ -138,15 +134,15 @@ func (l *dwLayout) conv(x, w, y, buf []float32, fill bool) {
 	_ = y[OH*OW-1]
 	_ = w[len(l.offs)-1]
 	if len(l.offs) == 9 {
-		dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w))
+		dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w), bias)
 		return
 	}
-	dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)])
+	dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)], bias)
 }
 
 // dwRowsRef is the scalar definition of the row kernels: output (oh, ow) is
-// Σ_t wt[t]·buf[oh·rowStep + offs[t] + ow], the taps summed in order.
-func dwRowsRef(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32) {
+// Σ_t wt[t]·buf[oh·rowStep + offs[t] + ow] + bias, the taps summed in order.
+func dwRowsRef(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
 	for oh := 0; oh < OH; oh++ {
 		row := y[oh*OW : (oh+1)*OW]
 		base := oh * rowStep
@@ -155,9 +151,54 @@ func dwRowsRef(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32) 
 			for t := 1; t < len(offs); t++ {
 				acc += wt[t] * buf[base+offs[t]+i]
 			}
-			row[i] = acc
+			row[i] = acc + bias
 		}
 	}
+}
+
+// convDepthwise is Conv for 2-D groups of one input channel: per plane the
+// padded copy and the row kernel (which adds the bias), then the residual
+// and activation over each image's whole output in one pass.
+func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
+	g := a.Geom
+	mg := cw.M / cw.Group
+	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
+	sc := convPool.Get().(*convScratch)
+	defer convPool.Put(sc)
+	l := newDWLayout(g, sc.taps)
+	sc.taps = l.offs
+	sc.col = grow(sc.col, l.size)
+	buf := sc.col
+	clear(buf)
+	// A checkpoint every few million multiply-adds.
+	every := max(1, (1<<22)/max(mg*os*ks, 1))
+	ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: cw.M * os}
+	for n := 0; n < a.N; n++ {
+		for gi := 0; gi < cw.Group; gi++ {
+			if a.Checkpoint != nil && gi%every == 0 {
+				if err := a.Checkpoint(); err != nil {
+					return err
+				}
+			}
+			x := a.X[(n*a.C+gi)*is : (n*a.C+gi+1)*is]
+			for m := 0; m < mg; m++ {
+				oc := gi*mg + m
+				var bias float32
+				if a.Bias != nil {
+					bias = a.Bias[oc]
+				}
+				y := a.Y[(n*cw.M+oc)*os : (n*cw.M+oc+1)*os]
+				l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, m == 0, bias)
+			}
+		}
+		if a.Residual != nil {
+			ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
+		}
+		if ep.active() {
+			ep.apply(a.Y[n*cw.M*os:(n+1)*cw.M*os], cw.M*os, 0, 1, 0, cw.M*os)
+		}
+	}
+	return nil
 }
 
 // dwRow computes y[i] = Σ_t wt[t]·x[base + offs[t] + (o0+i)·sw] for every i

@@ -15,8 +15,9 @@ import (
 // valid lanes stored (its extra lanes read the padded plane's overrun).
 
 // dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers.
-func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32) {
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
 	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	bv := archsimd.BroadcastFloat32x4(bias)
 	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
 	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
 	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
@@ -37,7 +38,7 @@ func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32
 			a = a.Add(w5.Mul(ld4(p1, o+d2)))
 			a = a.Add(w6.Mul(ld4(p2, o)))
 			a = a.Add(w7.Mul(ld4(p2, o+d1)))
-			a = a.Add(w8.Mul(ld4(p2, o+d2)))
+			a = a.Add(w8.Mul(ld4(p2, o+d2))).Add(bv)
 			if o < full {
 				st4(a, q, o)
 			} else {
@@ -48,14 +49,18 @@ func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32
 }
 
 // dwRows computes the depthwise output plane y (OH×OW) from the padded plane
-// buf (see dwRowsRef), eight outputs at a time, then four.
-func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32) {
+// buf (see dwRowsRef), eight outputs at a time (the taps' weights splatted
+// once for both vectors), the second vector of the last eight possibly
+// partial, then four.
+func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
 	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	bv := archsimd.BroadcastFloat32x4(bias)
+	wt = wt[:len(offs)]
 	for oh := 0; oh < OH; oh++ {
 		p := unsafe.Add(px, oh*rowStep*4)
 		q := unsafe.Add(py, oh*OW*4)
 		i := 0
-		for ; i+8 <= OW; i += 8 {
+		for ; i+4 < OW; i += 8 {
 			o := uintptr(i) * 4
 			w := archsimd.BroadcastFloat32x4(wt[0])
 			pt := unsafe.Add(p, offs[0]*4)
@@ -66,15 +71,20 @@ func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32) {
 				a0 = a0.Add(w.Mul(ld4(pt, o)))
 				a1 = a1.Add(w.Mul(ld4(pt, o+16)))
 			}
-			st4(a0, q, o)
-			st4(a1, q, o+16)
+			st4(a0.Add(bv), q, o)
+			if i+8 <= OW {
+				st4(a1.Add(bv), q, o+16)
+			} else {
+				a1.Add(bv).StorePart(y[oh*OW+i+4 : (oh+1)*OW])
+			}
 		}
-		for ; i < OW; i += 4 {
+		if i < OW {
 			o := uintptr(i) * 4
 			a := archsimd.BroadcastFloat32x4(wt[0]).Mul(ld4(unsafe.Add(p, offs[0]*4), o))
 			for t := 1; t < len(offs); t++ {
 				a = a.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(ld4(unsafe.Add(p, offs[t]*4), o)))
 			}
+			a = a.Add(bv)
 			if i+4 <= OW {
 				st4(a, q, o)
 			} else {

@@ -48,11 +48,13 @@ func BenchmarkConvMobile(b *testing.B) {
 			cw := NewConvWeights(randSlice(r, cb.m*kdim), cb.m, cb.group, kdim, true)
 			args := &ConvArgs{N: 1, C: cb.c, Geom: g, X: randSlice(r, cb.c*cb.h*cb.w), Bias: randSlice(r, cb.m), Y: y, Act: ActRelu}
 			b.ResetTimer()
+			cpu0 := cpuMicros()
 			for i := 0; i < b.N; i++ {
 				if err := Conv(cw, args); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((cpuMicros()-cpu0)/float64(b.N), "cpu-µs/op")
 			macs := float64(cb.m) * float64(g.OutSize()) * float64(kdim)
 			b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})
