@@ -308,6 +308,7 @@ var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMu
 // op's optional inputs (padded with "").
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
+	taken := map[*graph.Node]bool{} // nodes already absorbed by a fusion
 	idx := w.index()
 	for _, p := range w.nodes {
 		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 || len(p.Inputs) > fullInputs[p.OpType] {
@@ -319,9 +320,10 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		f := &op.Fusion{}
 		merged := *p
 		var absorbed []*graph.Node
+		at := p // the node whose position the merged one takes
 		out := p.Outputs[0]
 		next := w.soleReader(idx, out)
-		if add := next; add != nil && residualAdd(add) {
+		if add := next; add != nil && !taken[add] && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
 				other = add.Inputs[1]
@@ -332,11 +334,14 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 				merged.Inputs = append(merged.Inputs, other)
 				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
 				absorbed = append(absorbed, add)
+				// The residual may be computed after p (a shortcut branch
+				// listed second): the merged node runs where the Add did.
+				at = add
 				out = add.Outputs[0]
 				next = w.soleReader(idx, out)
 			}
 		}
-		if act := next; act != nil && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
+		if act := next; act != nil && !taken[act] && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
 			if a, ok := activation(w, act); ok {
 				f.Activation, f.Alpha, f.Beta = a.Activation, a.Alpha, a.Beta
 				absorbed = append(absorbed, act)
@@ -356,9 +361,10 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if !c.kernelFuses(w, &merged) {
 			continue
 		}
-		w.replace(p, &merged)
-		for _, n := range absorbed {
-			drop[n] = true
+		w.replace(at, &merged)
+		for _, n := range append(absorbed, p) {
+			drop[n] = n != at
+			taken[n] = true
 		}
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
