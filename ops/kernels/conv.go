@@ -86,6 +86,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
+	if os == 0 || a.N == 0 {
+		return nil // no output (the padded layouts assume at least one pixel)
+	}
 	// Weights not packed at build are transformed on every run, which only
 	// pays off on larger images.
 	if WinogradFits(g, group, cg, mg) && (cw.wino != nil || os >= 256) {

@@ -169,3 +169,15 @@ func TestConvPaddedIm2col(t *testing.T) {
 		}
 	}
 }
+
+// TestConvEmpty: a convolution with no images or no output pixels writes
+// nothing and does not fail.
+func TestConvEmpty(t *testing.T) {
+	g := &ConvGeom{In: []int{0, 5}, Out: []int{0, 5}, Kernel: []int{3, 3}, Strides: []int{1, 1}, Dilations: []int{1, 1}, PadsBegin: []int{1, 1}}
+	for _, group := range []int{1, 2} {
+		cw := NewConvWeights(make([]float32, 2*(2/group)*9), 2, group, 2/group*9, true)
+		if err := Conv(cw, &ConvArgs{N: 1, C: 2, Geom: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
