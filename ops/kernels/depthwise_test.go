@@ -74,6 +74,10 @@ func TestDepthwise(t *testing.T) {
 		{n: 1, c: 1, mg: 3, h: 6, w: 7, kh: 2, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, pt: 0, pl: 1, pb: 1, pr: 0},
 		{n: 1, c: 2, mg: 1, h: 3, w: 29, kh: 1, kw: 7, sh: 1, sw: 1, dh: 1, dw: 1, pt: 0, pl: 3, pb: 0, pr: 3},
 		{n: 2, c: 3, mg: 1, h: 6, w: 5, kh: 1, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1},
+		{n: 1, c: 2, mg: 1, h: 5, w: 1, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, pt: 1, pl: 1, pb: 1, pr: 1},
+		{n: 1, c: 2, mg: 1, h: 4, w: 2, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, pt: 0, pl: 0, pb: 1, pr: 1},
+		{n: 1, c: 2, mg: 1, h: 4, w: 3, kh: 2, kw: 1, sh: 1, sw: 2, dh: 1, dw: 1, pt: 0, pl: 1, pb: 0, pr: 2},
+		{n: 1, c: 2, mg: 1, h: 4, w: 9, kh: 2, kw: 3, sh: 1, sw: 2, dh: 1, dw: 3, pt: 1, pl: 4, pb: 0, pr: 0},
 		{n: 1, c: 2, mg: 1, h: 9, w: 9, kh: 1, kw: 1, sh: 2, sw: 2, dh: 1, dw: 1},
 	}
 	for ow := 1; ow <= 9; ow++ {
