@@ -66,36 +66,46 @@ func (l *dwLayout) pad(x, buf []float32) {
 	H, W := g.In[0], g.In[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
 	sw := g.Strides[1]
+	// The columns to copy: at stride 1 one run, at stride 2 the pairs of
+	// inputs that split into both phases, and at other strides per phase.
+	clo, chi := validRange(W, l.wq, 1, pw, 0)
+	var pairs int
+	if sw == 2 {
+		// Input 2k goes to padded column 2k+pw: phase pw mod 2, index
+		// k + pw/2, and input 2k+1 to the other phase at k + (pw+1)/2.
+		pairs = max(0, min(W/2, l.wq-(pw+1)/2))
+	}
 	// Padded rows r = ih + ph of the input rows that some output reads.
 	for ih := max(0, -ph); ih < min(H, l.hp-ph); ih++ {
 		src := x[ih*W : (ih+1)*W]
 		dst := buf[(ih+ph)*l.rowLen : (ih+ph+1)*l.rowLen]
-		for p := 0; p < sw; p++ {
-			// Phase p holds padded columns j·sw + p: input column j·sw + p - pw.
-			d := dst[p*l.wq : (p+1)*l.wq]
-			jlo, jhi := validRange(W, l.wq, sw, pw, p)
-			if jlo >= jhi {
-				continue
+		switch {
+		case sw == 1:
+			if clo < chi {
+				copyRow(dst[clo:chi], src[clo-pw:])
 			}
-			if sw == 1 {
-				copyShort(d[jlo:jhi], src[jlo-pw:])
+		case sw == 2:
+			e, o := dst[:l.wq], dst[l.wq:2*l.wq]
+			if pw%2 == 0 {
+				deinterleave2(e[pw/2:pw/2+pairs], o[pw/2:], src)
 			} else {
-				gather(d[jlo:jhi], src[jlo*sw+p-pw:], sw)
+				deinterleave2(o[pw/2:pw/2+pairs], e[pw/2+1:], src)
+			}
+			// An odd last input, or inputs past the pairs that some
+			// output still reads.
+			for i := 2 * pairs; i < W && i+pw < 2*l.wq; i++ {
+				c := i + pw
+				dst[c%2*l.wq+c/2] = src[i]
+			}
+		default:
+			for p := 0; p < sw; p++ {
+				// Phase p holds padded columns j·sw + p: input j·sw + p - pw.
+				d := dst[p*l.wq : (p+1)*l.wq]
+				if jlo, jhi := validRange(W, l.wq, sw, pw, p); jlo < jhi {
+					gather(d[jlo:jhi], src[jlo*sw+p-pw:], sw)
+				}
 			}
 		}
-	}
-}
-
-// copyShort is copy for rows that are often only a few floats long, where
-// the call to memmove costs more than the loop.
-func copyShort(d, s []float32) {
-	if len(d) >= 32 {
-		copy(d, s)
-		return
-	}
-	s = s[:len(d)]
-	for i, v := range s {
-		d[i] = v
 	}
 }
 

@@ -12,3 +12,14 @@ func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32
 func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
 	dwRowsRef(y, buf, OH, OW, rowStep, offs, wt, bias)
 }
+
+// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e).
+func deinterleave2(e, o, s []float32) {
+	o, s = o[:len(e)], s[:2*len(e)]
+	for j := range e {
+		e[j], o[j] = s[2*j], s[2*j+1]
+	}
+}
+
+// copyRow is copy(d, s) for a padded row.
+func copyRow(d, s []float32) { copy(d, s) }

@@ -93,3 +93,35 @@ func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bia
 		}
 	}
 }
+
+// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e), four
+// of each from two vectors by lane moves (WebAssembly SIMD has no
+// deinterleaving load, and archsimd no shuffle for it).
+func deinterleave2(e, o, s []float32) {
+	n := len(e)
+	o, s = o[:n], s[:2*n]
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		a := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j : 2*j+4]))
+		b := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j+4 : 2*j+8]))
+		a.SetElem(1, a.GetElem(2)).SetElem(2, b.GetElem(0)).SetElem(3, b.GetElem(2)).StoreArray((*[4]float32)(e[j : j+4]))
+		b.SetElem(0, a.GetElem(1)).SetElem(1, a.GetElem(3)).SetElem(2, b.GetElem(1)).StoreArray((*[4]float32)(o[j : j+4]))
+	}
+	for ; j < n; j++ {
+		e[j], o[j] = s[2*j], s[2*j+1]
+	}
+}
+
+// copyRow is copy(d, s) for a padded row, four floats at a time: rows are
+// often only a few floats long, where the call to memmove costs more.
+func copyRow(d, s []float32) {
+	n := len(d)
+	s = s[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		archsimd.LoadFloat32x4Array((*[4]float32)(s[i : i+4])).StoreArray((*[4]float32)(d[i : i+4]))
+	}
+	for ; i < n; i++ {
+		d[i] = s[i]
+	}
+}
