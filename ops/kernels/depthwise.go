@@ -143,11 +143,14 @@ func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
 	_ = buf[l.size-1]
 	_ = y[OH*OW-1]
 	_ = w[len(l.offs)-1]
-	if len(l.offs) == 9 {
+	switch {
+	case len(l.offs) == 9:
 		dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w), bias)
-		return
+	case len(l.offs) == 25 && g.Kernel[1] == 5:
+		dwRows25(y, buf, OH, OW, l.rowStep, (*[25]int)(l.offs), (*[25]float32)(w), bias)
+	default:
+		dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)], bias)
 	}
-	dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)], bias)
 }
 
 // dwRowsRef is the scalar definition of the row kernels: output (oh, ow) is

@@ -23,3 +23,8 @@ func deinterleave2(e, o, s []float32) {
 
 // copyRow is copy(d, s) for a padded row.
 func copyRow(d, s []float32) { copy(d, s) }
+
+// dwRows25 is dwRows for a 5×5 kernel.
+func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]float32, bias float32) {
+	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
+}

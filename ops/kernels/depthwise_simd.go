@@ -125,3 +125,65 @@ func copyRow(d, s []float32) {
 		d[i] = s[i]
 	}
 }
+
+// dwRows25 is dwRows for a 5×5 kernel: the weights splatted once per plane,
+// the five taps of a kernel row at fixed distances from the row's first,
+// eight outputs at a time (the second vector of the last eight possibly
+// partial), then four.
+func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]float32, bias float32) {
+	px := unsafe.Pointer(unsafe.SliceData(buf))
+	var ws [25]f32x4
+	for t := range ws {
+		ws[t] = archsimd.BroadcastFloat32x4(wt[t])
+	}
+	bv := archsimd.BroadcastFloat32x4(bias)
+	var rows [5]uintptr // kernel row kh starts at rows[kh] from the output row's base
+	for kh := range rows {
+		rows[kh] = uintptr(offs[5*kh]) * 4
+	}
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	d3, d4 := uintptr(offs[3]-offs[0])*4, uintptr(offs[4]-offs[0])*4
+	// row accumulates kernel row kh (taps from t0 on) into a0, a1.
+	for oh := 0; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		yrow := y[oh*OW : (oh+1)*OW]
+		i := 0
+		for ; i+4 < OW; i += 8 {
+			o := uintptr(i) * 4
+			p0 := unsafe.Add(p, rows[0])
+			a0, a1 := ws[0].Mul(ld4(p0, o)), ws[0].Mul(ld4(p0, o+16))
+			a0, a1 = a0.Add(ws[1].Mul(ld4(p0, o+d1))), a1.Add(ws[1].Mul(ld4(p0, o+16+d1)))
+			a0, a1 = a0.Add(ws[2].Mul(ld4(p0, o+d2))), a1.Add(ws[2].Mul(ld4(p0, o+16+d2)))
+			a0, a1 = a0.Add(ws[3].Mul(ld4(p0, o+d3))), a1.Add(ws[3].Mul(ld4(p0, o+16+d3)))
+			a0, a1 = a0.Add(ws[4].Mul(ld4(p0, o+d4))), a1.Add(ws[4].Mul(ld4(p0, o+16+d4)))
+			for kh := 1; kh < 5; kh++ {
+				pr, w := unsafe.Add(p, rows[kh]), (*[5]f32x4)(ws[5*kh:])
+				a0, a1 = a0.Add(w[0].Mul(ld4(pr, o))), a1.Add(w[0].Mul(ld4(pr, o+16)))
+				a0, a1 = a0.Add(w[1].Mul(ld4(pr, o+d1))), a1.Add(w[1].Mul(ld4(pr, o+16+d1)))
+				a0, a1 = a0.Add(w[2].Mul(ld4(pr, o+d2))), a1.Add(w[2].Mul(ld4(pr, o+16+d2)))
+				a0, a1 = a0.Add(w[3].Mul(ld4(pr, o+d3))), a1.Add(w[3].Mul(ld4(pr, o+16+d3)))
+				a0, a1 = a0.Add(w[4].Mul(ld4(pr, o+d4))), a1.Add(w[4].Mul(ld4(pr, o+16+d4)))
+			}
+			a0.Add(bv).StoreArray((*[4]float32)(yrow[i : i+4]))
+			a1.Add(bv).StorePart(yrow[i+4:])
+		}
+		if i < OW {
+			o := uintptr(i) * 4
+			p0 := unsafe.Add(p, rows[0])
+			a := ws[0].Mul(ld4(p0, o))
+			a = a.Add(ws[1].Mul(ld4(p0, o+d1)))
+			a = a.Add(ws[2].Mul(ld4(p0, o+d2)))
+			a = a.Add(ws[3].Mul(ld4(p0, o+d3)))
+			a = a.Add(ws[4].Mul(ld4(p0, o+d4)))
+			for kh := 1; kh < 5; kh++ {
+				pr, w := unsafe.Add(p, rows[kh]), (*[5]f32x4)(ws[5*kh:])
+				a = a.Add(w[0].Mul(ld4(pr, o)))
+				a = a.Add(w[1].Mul(ld4(pr, o+d1)))
+				a = a.Add(w[2].Mul(ld4(pr, o+d2)))
+				a = a.Add(w[3].Mul(ld4(pr, o+d3)))
+				a = a.Add(w[4].Mul(ld4(pr, o+d4)))
+			}
+			a.Add(bv).StorePart(yrow[i:])
+		}
+	}
+}
