@@ -14,7 +14,8 @@ import (
 // not a multiple of four ends with a whole vector computed and only its
 // valid lanes stored (its extra lanes read the padded plane's overrun).
 
-// dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers.
+// dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers
+// (each output's taps still added in (kh, kw) order).
 func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
 	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
 	bv := archsimd.BroadcastFloat32x4(bias)
@@ -25,7 +26,36 @@ func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32
 	e0, e1, e2 := uintptr(offs[0])*4, uintptr(offs[3])*4, uintptr(offs[6])*4
 	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
 	full, end := uintptr(OW&^3)*4, uintptr(OW)*4
-	for oh := 0; oh < OH; oh++ {
+	oh := 0
+	if e1-e0 == uintptr(rowStep)*4 && e2-e1 == e1-e0 {
+		// Unit stride and dilation down the rows: output rows oh and oh+1
+		// share two input rows, loaded once for both.
+		for ; oh+1 < OH; oh += 2 {
+			p0 := unsafe.Add(px, oh*rowStep*4+int(e0))
+			p1, p2, p3 := unsafe.Add(p0, e1-e0), unsafe.Add(p0, e2-e0), unsafe.Add(p0, 3*(e1-e0))
+			q := unsafe.Add(py, oh*OW*4)
+			for o := uintptr(0); o < end; o += 16 {
+				x0, x1, x2 := ld4(p0, o), ld4(p0, o+d1), ld4(p0, o+d2)
+				a := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
+				x0, x1, x2 = ld4(p1, o), ld4(p1, o+d1), ld4(p1, o+d2)
+				a = a.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
+				b := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
+				x0, x1, x2 = ld4(p2, o), ld4(p2, o+d1), ld4(p2, o+d2)
+				a = a.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
+				b = b.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
+				x0, x1, x2 = ld4(p3, o), ld4(p3, o+d1), ld4(p3, o+d2)
+				b = b.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
+				if o < full {
+					st4(a, q, o)
+					st4(b, q, o+uintptr(OW)*4)
+				} else {
+					a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
+					b.StorePart(y[(oh+1)*OW+int(o/4) : (oh+2)*OW])
+				}
+			}
+		}
+	}
+	for ; oh < OH; oh++ {
 		p := unsafe.Add(px, oh*rowStep*4)
 		p0, p1, p2 := unsafe.Add(p, e0), unsafe.Add(p, e1), unsafe.Add(p, e2)
 		q := unsafe.Add(py, oh*OW*4)
@@ -143,7 +173,6 @@ func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]floa
 	}
 	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
 	d3, d4 := uintptr(offs[3]-offs[0])*4, uintptr(offs[4]-offs[0])*4
-	// row accumulates kernel row kh (taps from t0 on) into a0, a1.
 	for oh := 0; oh < OH; oh++ {
 		p := unsafe.Add(px, oh*rowStep*4)
 		yrow := y[oh*OW : (oh+1)*OW]
