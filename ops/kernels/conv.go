@@ -14,7 +14,9 @@ import "sync"
 //   - one input channel per group (depthwise, or C = 1) runs a direct
 //     convolution instead (depthwise.go);
 //   - 3×3 at unit stride and dilation with at least 32 input and output
-//     channels runs as Winograd F(2×2, 3×3) (winograd.go).
+//     channels runs as Winograd F(2×2, 3×3) (winograd.go);
+//   - a pointwise convolution of a single pixel is one dot product per
+//     output (convvec.go).
 //
 // Bias, residual and activation run in the GEMM's epilogue while the output
 // tile is still in cache.
@@ -118,6 +120,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		return convDepthwise(cw, a)
 	}
 	pw := Pointwise(g)
+	if pw && os == 1 {
+		return convVec(cw, a)
+	}
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.

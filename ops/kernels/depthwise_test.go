@@ -185,3 +185,32 @@ func TestConvEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestConvVec checks pointwise convolutions of one pixel (the dot-product
+// path) against the definition: several images, groups, channel counts
+// that do not fill whole vectors, the fused epilogue.
+func TestConvVec(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	g := &ConvGeom{In: []int{1, 1}, Out: []int{1, 1}, Kernel: []int{1, 1}, Strides: []int{1, 1}, Dilations: []int{1, 1}, PadsBegin: []int{0, 0}}
+	for _, tc := range []struct{ n, c, m, group int }{{1, 1, 3, 1}, {2, 5, 6, 1}, {2, 37, 9, 1}, {3, 8, 6, 2}, {1, 144, 576, 1}, {2, 12, 8, 4}} {
+		cg, mg := tc.c/tc.group, tc.m/tc.group
+		x, w, bias := randSlice(r, tc.n*tc.c), randSlice(r, tc.m*cg), randSlice(r, tc.m)
+		res := randSlice(r, tc.n*tc.m)
+		y := make([]float32, tc.n*tc.m)
+		args := &ConvArgs{N: tc.n, C: tc.c, Geom: g, X: x, Bias: bias, Residual: res, Act: ActHardSwish, Y: y}
+		if err := Conv(NewConvWeights(w, tc.m, tc.group, cg, true), args); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range y {
+			n, m := i/tc.m, i%tc.m
+			want := float64(bias[m]) + float64(res[i])
+			for k := 0; k < cg; k++ {
+				want += float64(w[m*cg+k]) * float64(x[n*tc.c+m/mg*cg+k])
+			}
+			want *= max(0, min(1, want/6+0.5))
+			if d := float64(v) - want; d > 1e-5 || d < -1e-5 {
+				t.Fatalf("%+v: y[%d] = %v, want %v", tc, i, v, want)
+			}
+		}
+	}
+}
