@@ -131,8 +131,7 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	if !pw {
 		sc := convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
-		sc.rows = im2colRows(g, cg, sc.rows[:0])
-		im = im2colB{g: g, rows: sc.rows}
+		im = im2colB{g: g}
 		if len(g.In) == 2 {
 			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
 				sc.taps = pl.offs
@@ -141,6 +140,10 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
 				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
 			}
+		}
+		if im.pad == nil {
+			sc.rows = im2colRows(g, cg, sc.rows[:0])
+			im.rows = sc.rows
 		}
 	}
 	for n := 0; n < a.N; n++ {
