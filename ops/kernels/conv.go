@@ -139,6 +139,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 				clear(sc.col) // padPlanes writes only the input's positions
 				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
 				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
+				for _, o := range sc.rowOff {
+					im.maxRowOff = max(im.maxRowOff, o)
+				}
 			}
 		}
 		if im.pad == nil {
@@ -246,6 +249,9 @@ type im2colB struct {
 	pad    *dwLayout // the padded planes' layout, or nil
 	padBuf []float32 // channels × pad.size
 	rowOff []int     // per im2col row, its tap's offset in padBuf
+	// maxRowOff is the largest of rowOff (the tap offsets of a kernel row
+	// do not grow with kw when the stride splits rows into phases).
+	maxRowOff int
 }
 
 // maxPaddedIm2col bounds the padded copy of a group's input (floats): the
@@ -367,10 +373,7 @@ func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
 		panel := dst[q*ps : q*ps+ps]
 		lanes := min(NR, nb-q*NR)
 		if lanes == NR && ow+NR <= OW {
-			at := oh*step + ow
-			for p, off := range offs {
-				copy8((*[NR]float32)(panel[p*NR:p*NR+NR]), (*[NR]float32)(src[off+at:off+at+NR]))
-			}
+			gatherPanel(panel, src[oh*step+ow:], offs, s.maxRowOff)
 		} else {
 			// The panel wraps to the next output row, or is the last one.
 			for p, off := range offs {

@@ -28,3 +28,11 @@ func copyRow(d, s []float32) { copy(d, s) }
 func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]float32, bias float32) {
 	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
 }
+
+// gatherPanel sets row p of the NR-wide panel to src[offs[p]:offs[p]+NR];
+// no offset exceeds maxOff.
+func gatherPanel(panel, src []float32, offs []int, maxOff int) {
+	for p, off := range offs {
+		copy8((*[NR]float32)(panel[p*NR:p*NR+NR]), (*[NR]float32)(src[off:off+NR]))
+	}
+}
