@@ -178,6 +178,39 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+Add+Relu", rep.Fused)
 			}
 		}, 1e-6},
+		{"Conv + residual Sum + Relu fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Sum", []string{"c", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want Conv+Sum+Relu", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + residual computed after it fused", func(m *tm.Model) {
+			// ResNet's projection shortcut: the Sum's other input comes
+			// from a Conv listed after the one fused.
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Init("w2", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Conv", []string{"x", "w2"}, []string{"d"})
+			m.Node("Sum", []string{"c", "d"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") {
+				t.Errorf("fused %v, want Conv+Sum+Relu", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + three-input Sum not fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Sum", []string{"c", "x", "x"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 0 {
+				t.Errorf("fused %v, want nothing", rep.Fused)
+			}
+		}, 1e-6},
 		{"Conv + LeakyRelu and MatMul + HardSigmoid fused", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 4, 3, 2, 2))
 			m.Node("Conv", []string{"x", "w"}, []string{"c"})

@@ -315,13 +315,14 @@ var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatM
 // fullInputs is the op's input count before an appended residual.
 var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2}
 
-// fuseActivations merges into a Conv/Gemm/MatMul the residual Add and the
-// activation that follow it (either or both), when the kernel says it
+// fuseActivations merges into a Conv/Gemm/MatMul the residual Add (or
+// two-input Sum) and the activation that follow it (either or both), when the kernel says it
 // applies the fusion (op.FusingKernel). A residual must have the output's
 // exact shape, as inferred; it becomes the node's last input, after the
 // op's optional inputs (padded with "").
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
+	taken := map[*graph.Node]bool{} // nodes already absorbed by a fusion
 	idx := w.index()
 	for _, p := range w.nodes {
 		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 || len(p.Inputs) > fullInputs[p.OpType] {
@@ -333,9 +334,10 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		f := &op.Fusion{}
 		merged := *p
 		var absorbed []*graph.Node
+		at := p // the node whose position the merged one takes
 		out := p.Outputs[0]
 		next := w.soleReader(idx, out)
-		if add := next; add != nil && add.OpType == "Add" && add.Domain == "" && add.Version >= 7 && add.Builder != nil && len(add.Inputs) == 2 {
+		if add := next; add != nil && !taken[add] && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
 				other = add.Inputs[1]
@@ -346,11 +348,14 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 				merged.Inputs = append(merged.Inputs, other)
 				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
 				absorbed = append(absorbed, add)
+				// The residual may be computed after p (a shortcut branch
+				// listed second): the merged node runs where the Add did.
+				at = add
 				out = add.Outputs[0]
 				next = w.soleReader(idx, out)
 			}
 		}
-		if act := next; act != nil && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
+		if act := next; act != nil && !taken[act] && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
 			if a, ok := activation(w, act); ok {
 				f.Activation, f.Alpha, f.Beta = a.Activation, a.Alpha, a.Beta
 				absorbed = append(absorbed, act)
@@ -370,13 +375,24 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if !c.kernelFuses(w, &merged) {
 			continue
 		}
-		w.replace(p, &merged)
-		for _, n := range absorbed {
-			drop[n] = true
+		w.replace(at, &merged)
+		for _, n := range append(absorbed, p) {
+			drop[n] = n != at
+			taken[n] = true
 		}
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
 	w.remove(drop)
+}
+
+// residualAdd reports whether n adds two tensors: an Add (version 7 on,
+// which broadcasts like the residual check expects) or a two-input Sum, which
+// computes the same a + b (ShuffleNet's Caffe2 export writes residuals so).
+func residualAdd(n *graph.Node) bool {
+	if n.Domain != "" || n.Builder == nil || len(n.Inputs) != 2 {
+		return false
+	}
+	return n.OpType == "Add" && n.Version >= 7 || n.OpType == "Sum" && n.Version >= 6
 }
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
