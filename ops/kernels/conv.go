@@ -70,6 +70,12 @@ type ConvArgs struct {
 	Checkpoint func() error
 }
 
+// lift2D returns the 1-D geometry g as a 2-D one with a leading unit axis.
+func (g *ConvGeom) lift2D() *ConvGeom {
+	return &ConvGeom{In: []int{1, g.In[0]}, Out: []int{1, g.Out[0]}, Kernel: []int{1, g.Kernel[0]},
+		Strides: []int{1, g.Strides[0]}, Dilations: []int{1, g.Dilations[0]}, PadsBegin: []int{0, g.PadsBegin[0]}}
+}
+
 // Pointwise reports whether g is a 1×1 convolution with unit stride and no
 // padding, whose input already is its im2col matrix.
 func Pointwise(g *ConvGeom) bool {
@@ -83,6 +89,13 @@ func Pointwise(g *ConvGeom) bool {
 
 // Conv computes a float32 convolution with weights cw.
 func Conv(cw *ConvWeights, a *ConvArgs) error {
+	if len(a.Geom.In) == 1 {
+		// A 1-D convolution is a 2-D one of height 1; the 2-D paths (row
+		// im2col, depthwise planes) are much faster than the generic N-D one.
+		lifted := *a
+		lifted.Geom = a.Geom.lift2D()
+		return Conv(cw, &lifted)
+	}
 	g := a.Geom
 	group := cw.Group
 	cg, mg := a.C/group, cw.M/group

@@ -340,6 +340,8 @@ var convCases = []convCase{
 	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "winograd-tall-deep", n: 1, c: 300, m: 37, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
+	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
+	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},
 	{name: "3d", n: 1, c: 3, m: 5, group: 1, in: []int{4, 5, 6}, kernel: []int{2, 3, 2}, strides: []int{1, 2, 1}, pads: []int{1, 0, 1, 0, 1, 1}, bias: true},
 	{name: "float16", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Float16},
 	{name: "float64", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Double},
