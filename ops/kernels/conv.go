@@ -188,8 +188,9 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
-	rows []im2colRow
-	col  []float32
+	rows     []im2colRow
+	col      []float32
+	poolRows [][]float32 // MaxPool2D's input rows of one window
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}

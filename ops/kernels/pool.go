@@ -51,8 +51,10 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 	}
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
-	sc.col = grow(sc.col, W)
-	col := sc.col
+	sc.col = grow(sc.col, 2*W)
+	col, win := sc.col[:W], sc.col[W:2*W]
+	rows := sc.poolRows[:0]
+	defer func() { sc.poolRows = rows[:0] }()
 	for oh := 0; oh < OH; oh++ {
 		khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
 		yrow := y[oh*OW : (oh+1)*OW]
@@ -65,15 +67,28 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 		// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
 		// valid kh, NaNs skipped (NaN only if all are).
 		ih0 := oh*sh - ph
-		first := x[(ih0+khLo*dh)*W : (ih0+khLo*dh+1)*W]
-		copy(col, first)
-		for kh := khLo + 1; kh < khHi; kh++ {
-			maxInto(col, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
+		rows = rows[:0]
+		for kh := khLo; kh < khHi; kh++ {
+			rows = append(rows, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
 		}
+		first := rows[0]
+		maxRows(col, rows)
 		// Across the kernel columns, then a NaN first tap wins.
-		if sw == 1 && lo < hi {
+		switch {
+		case lo >= hi:
+		case sw == 1:
 			maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
-		} else {
+		case vecWindow && sw <= maxVecStride:
+			// The window at every column from the first interior one to the
+			// last, vectorised, then every sw-th: cheaper than a scalar scan
+			// per output while the stride is small.
+			iw0 := lo*sw - pw
+			w := win[:(hi-1-lo)*sw+1]
+			maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
+			for ow := lo; ow < hi; ow++ {
+				yrow[ow] = w[(ow-lo)*sw]
+			}
+		default:
 			for ow := lo; ow < hi; ow++ {
 				iw0 := ow*sw - pw
 				best := col[iw0]

@@ -667,27 +667,35 @@ func TestKernelConformancePool(t *testing.T) {
 		{"kernel_shape": []int{2, 3}, "strides": []int{3, 2}, "dilations": []int{2, 2}, "pads": []int{0, 2, 1, 1}, "ceil_mode": 1, "count_include_pad": 1},
 		{"kernel_shape": []int{5, 5}, "auto_pad": "SAME_UPPER", "strides": []int{2, 3}},
 		{"kernel_shape": []int{4, 4}, "pads": []int{3, 3, 3, 3}, "strides": []int{3, 3}},
+		// Strides 2 to 5 across wide rows: MaxPool's vectorised window scan
+		// with every sw-th kept (sw ≤ 4 in the SIMD build), and past it.
+		{"kernel_shape": []int{3, 3}, "strides": []int{2, 2}, "pads": []int{1, 1, 1, 1}},
+		{"kernel_shape": []int{2, 5}, "strides": []int{1, 3}, "dilations": []int{1, 2}, "pads": []int{0, 1, 1, 2}},
+		{"kernel_shape": []int{3, 4}, "strides": []int{2, 4}, "ceil_mode": 1},
+		{"kernel_shape": []int{1, 3}, "strides": []int{1, 5}, "pads": []int{0, 1, 0, 1}},
 	}
 	for i, at := range cases {
 		for _, opType := range []string{"MaxPool", "AveragePool"} {
-			t.Run(fmt.Sprint(opType, i), func(t *testing.T) {
-				x := kt(r, tensor.Float, 2, 3, 11, 13)
-				xd := x.F32()
-				for j := 0; j < len(xd)/8; j++ {
-					xd[r.Intn(len(xd))] = float32(math.NaN())
-				}
-				x64 := tensor.New(tensor.Double, x.Shape()...)
-				for j, v := range xd {
-					x64.F64()[j] = float64(v)
-				}
-				got := kspec{opType: opType, opset: 22, at: at}.run(t, x)
-				want := kspec{opType: opType, opset: 22, at: at}.run(t, x64)
-				w32 := tensor.New(tensor.Float, want.Shape()...)
-				for j, v := range want.F64() {
-					w32.F32()[j] = float32(v)
-				}
-				sameBits(t, got, w32)
-			})
+			for _, shape := range [][]int{{2, 3, 11, 13}, {1, 2, 7, 45}} {
+				t.Run(fmt.Sprint(opType, i, shape), func(t *testing.T) {
+					x := kt(r, tensor.Float, shape...)
+					xd := x.F32()
+					for j := 0; j < len(xd)/8; j++ {
+						xd[r.Intn(len(xd))] = float32(math.NaN())
+					}
+					x64 := tensor.New(tensor.Double, x.Shape()...)
+					for j, v := range xd {
+						x64.F64()[j] = float64(v)
+					}
+					got := kspec{opType: opType, opset: 22, at: at}.run(t, x)
+					want := kspec{opType: opType, opset: 22, at: at}.run(t, x64)
+					w32 := tensor.New(tensor.Float, want.Shape()...)
+					for j, v := range want.F64() {
+						w32.F32()[j] = float32(v)
+					}
+					sameBits(t, got, w32)
+				})
+			}
 		}
 	}
 }
