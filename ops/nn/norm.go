@@ -470,13 +470,20 @@ func buildLRN(n *op.Node) (any, error) {
 	}), nil
 }
 
-// lrnF32 is LRN over float32 storage (float32, float16, bfloat16), with the
-// same float64 arithmetic as the generic loop (squares summed over the
-// channel window in ascending order, then x / (bias + k·sum)^beta), but
-// plane by plane instead of element by element, and with beta = 0.75 (the
-// default, AlexNet's and GoogLeNet's) as √b·√√b instead of math.Pow, which
-// dominated AlexNet's run time in wasm.
+// lrnF32 is LRN over float32 storage (float32, float16, bfloat16). With
+// beta = 0.75 (the default, AlexNet's and GoogLeNet's) it runs the float32
+// kernel (vectorised in the SIMD build: the float64 loop and its math.Pow
+// dominated AlexNet's LRN in wasm); otherwise it computes as the generic
+// loop does, in float64 (squares summed over the channel window in
+// ascending order, then x / (bias + k·sum)^beta), plane by plane.
 func lrnF32(y, x []float32, N, C, inner, lo, hi int, bias, k, beta float64) {
+	if beta == 0.75 {
+		for n := 0; n < N; n++ {
+			img := x[n*C*inner : (n+1)*C*inner]
+			kernels.LRN075(y[n*C*inner:(n+1)*C*inner], img, C, inner, lo, hi, float32(bias), float32(k))
+		}
+		return
+	}
 	sum := make([]float64, inner)
 	for n := 0; n < N; n++ {
 		for c := 0; c < C; c++ {
@@ -490,14 +497,6 @@ func lrnF32(y, x []float32, N, C, inner, lo, hi int, bias, k, beta float64) {
 			}
 			base := (n*C + c) * inner
 			xs, ys := x[base:base+inner], y[base:base+inner]
-			if beta == 0.75 {
-				for s, v := range xs {
-					b := bias + k*sum[s]
-					r := math.Sqrt(b)
-					ys[s] = float32(float64(v) / (r * math.Sqrt(r)))
-				}
-				continue
-			}
 			for s, v := range xs {
 				ys[s] = float32(float64(v) / math.Pow(bias+k*sum[s], beta))
 			}
