@@ -178,6 +178,31 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+Add+Relu", rep.Fused)
 			}
 		}, 1e-6},
+		{"Conv + residual Sum of two + Relu fused, Sum of three kept", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 3, 3))
+			m.Init("b", randTensor(r, 3))
+			m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Sum", []string{"c", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"r"})
+			m.Node("Conv", []string{"r", "w"}, []string{"c2"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Sum", []string{"c2", "x", "r"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want Conv+Sum+Relu only", rep.Fused)
+			}
+		}, 1e-6},
+		{"Add of two Convs: the first fused, running where the Add was", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 3, 3))
+			m.Init("w1", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"main"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Conv", []string{"x", "w1"}, []string{"short"})
+			m.Node("Add", []string{"main", "short"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Add") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want one Conv+Add+Relu", rep.Fused)
+			}
+		}, 1e-6},
 		{"Conv + LeakyRelu and MatMul + HardSigmoid fused", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 4, 3, 2, 2))
 			m.Node("Conv", []string{"x", "w"}, []string{"c"})

@@ -319,9 +319,10 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		f := &op.Fusion{}
 		merged := *p
 		var absorbed []*graph.Node
+		at := p // where the merged node runs
 		out := p.Outputs[0]
 		next := w.soleReader(idx, out)
-		if add := next; add != nil && add.OpType == "Add" && add.Domain == "" && add.Version >= 7 && add.Builder != nil && len(add.Inputs) == 2 {
+		if add := next; add != nil && !drop[add] && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
 				other = add.Inputs[1]
@@ -332,11 +333,17 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 				merged.Inputs = append(merged.Inputs, other)
 				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
 				absorbed = append(absorbed, add)
+				if w.producedAfter(other, p) {
+					// The residual is computed after p (a shortcut branch
+					// run second): the merged node runs where the Add did,
+					// when both operands exist and nothing has read p's.
+					at = add
+				}
 				out = add.Outputs[0]
 				next = w.soleReader(idx, out)
 			}
 		}
-		if act := next; act != nil && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
+		if act := next; act != nil && !drop[act] && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
 			if a, ok := activation(w, act); ok {
 				f.Activation, f.Alpha, f.Beta = a.Activation, a.Alpha, a.Beta
 				absorbed = append(absorbed, act)
@@ -356,13 +363,24 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if !c.kernelFuses(w, &merged) {
 			continue
 		}
-		w.replace(p, &merged)
+		w.replace(at, &merged)
 		for _, n := range absorbed {
 			drop[n] = true
+		}
+		if at != p {
+			drop[p] = true
 		}
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
 	w.remove(drop)
+}
+
+// residualAdd reports whether n adds two values and nothing else: Add
+// (from version 7, which broadcasts; the residual's shape is checked apart)
+// or a Sum of two inputs, as Caffe2-exported ResNets write their skip
+// connections. The sum is one float32 addition either way.
+func residualAdd(n *graph.Node) bool {
+	return n.Domain == "" && n.Builder != nil && len(n.Inputs) == 2 && (n.OpType == "Add" && n.Version >= 7 || n.OpType == "Sum")
 }
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
