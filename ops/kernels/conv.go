@@ -188,9 +188,10 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
-	rows     []im2colRow
-	col      []float32
-	poolRows [][]float32 // MaxPool2D's input rows of one window
+	rows      []im2colRow
+	col       []float32
+	poolRows  [][]float32 // the input rows of one pooling window
+	poolSpans []poolSpan  // AvgPool2D's border columns
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}

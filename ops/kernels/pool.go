@@ -149,10 +149,13 @@ func maxWindowS1(y, x, first []float32, KW, dw int) {
 	}
 }
 
-// AvgPool2D computes one plane of AveragePool: the float64 sum of the valid
-// taps (in kh, kw order) divided by their count, or with includePad by the
-// number of taps inside the input and its explicit padding (padsEnd); a
-// window with nothing to count gives 0.
+// AvgPool2D computes one plane of AveragePool in float32, as ONNX Runtime
+// does: the sum of the valid taps divided by their count, or with
+// includePad by the number of taps inside the input and its explicit
+// padding (padsEnd); a window with nothing to count gives 0. The sum is
+// separable, as in MaxPool2D: per output row, first down the kernel rows
+// (col[iw], vectorised), then across the kernel columns in ascending order,
+// vectorised at every column where the window lies inside the row.
 func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
@@ -160,34 +163,120 @@ func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	type span struct{ lo, hi, withPad int }
-	cols := make([]span, OW)
-	for ow := range cols {
-		l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padsEnd[1])
-		cols[ow] = span{l, h, p}
+	// Output columns whose window lies inside the row: there every tap is
+	// valid and counted, KW of them.
+	lo, _ := validRange(W, OW, sw, pw, 0)
+	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
+	if hi < lo {
+		hi = lo
+	}
+	sc := convPool.Get().(*convScratch)
+	defer convPool.Put(sc)
+	sc.col = grow(sc.col, 2*W)
+	col, win := sc.col[:W], sc.col[W:2*W]
+	rows := sc.poolRows[:0]
+	defer func() { sc.poolRows = rows[:0] }()
+	// The taps of the border columns' windows, worked out once.
+	spans := sc.poolSpans[:0]
+	defer func() { sc.poolSpans = spans[:0] }()
+	for ow := range OW {
+		if ow < lo || ow >= hi {
+			l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padsEnd[1])
+			spans = append(spans, poolSpan{ow, l, h, p})
+		}
 	}
 	for oh := 0; oh < OH; oh++ {
 		khLo, khHi, hPad := poolTaps(oh, H, sh, dh, KH, ph, padsEnd[0])
 		yrow := y[oh*OW : (oh+1)*OW]
+		if khLo >= khHi {
+			clear(yrow) // no valid tap: 0, counted or not
+			continue
+		}
 		ih0 := oh*sh - ph
-		for ow, c := range cols {
-			iw0 := ow*sw - pw
-			var sum float64
-			for kh := khLo; kh < khHi; kh++ {
-				row := x[(ih0+kh*dh)*W : (ih0+kh*dh+1)*W]
-				for kw := c.lo; kw < c.hi; kw++ {
-					sum += float64(row[iw0+kw*dw])
+		rows = rows[:0]
+		for kh := khLo; kh < khHi; kh++ {
+			rows = append(rows, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
+		}
+		sumRows(col, rows)
+		if lo < hi {
+			count := (khHi - khLo) * KW
+			if includePad {
+				count = hPad * KW
+			}
+			iw0 := lo*sw - pw
+			switch {
+			case sw == 1:
+				w := yrow[lo:hi]
+				sumWindow(w, col[iw0:], KW, dw)
+				divAll(w, float32(count))
+			case !vecWindow || sw > maxVecStride:
+				for ow := lo; ow < hi; ow++ {
+					sumWindowScalar(yrow[ow:ow+1], col[ow*sw-pw:], KW, dw)
+					yrow[ow] /= float32(count)
 				}
+			default:
+				// Every column from the first interior window to the last,
+				// vectorised, then every sw-th, as in MaxPool2D.
+				w := win[:(hi-1-lo)*sw+1]
+				sumWindow(w, col[iw0:], KW, dw)
+				for ow := lo; ow < hi; ow++ {
+					yrow[ow] = w[(ow-lo)*sw] / float32(count)
+				}
+			}
+		}
+		for _, c := range spans {
+			var sum float32
+			for kw := c.lo; kw < c.hi; kw++ {
+				sum += col[c.ow*sw-pw+kw*dw]
 			}
 			count := (khHi - khLo) * (c.hi - c.lo)
 			if includePad {
 				count = hPad * c.withPad
 			}
 			if count > 0 {
-				yrow[ow] = float32(sum / float64(count))
+				yrow[c.ow] = sum / float32(count)
 			} else {
-				yrow[ow] = 0
+				yrow[c.ow] = 0
 			}
 		}
+	}
+}
+
+// poolSpan is a border output column of a pooling window: its valid taps
+// [lo, hi) and the number inside the input and its explicit padding.
+type poolSpan struct{ ow, lo, hi, withPad int }
+
+// sumRowsScalar sets dst[i] to rows[0][i] + rows[1][i] + ..., added in
+// order; every row is at least len(dst) long.
+func sumRowsScalar(dst []float32, rows [][]float32) {
+	copy(dst, rows[0][:len(dst)])
+	for _, r := range rows[1:] {
+		r = r[:len(dst)]
+		for i, v := range r {
+			dst[i] += v
+		}
+	}
+}
+
+// sumWindowScalar sets w[i] to x[i] + x[i+dw] + ... + x[i+(KW-1)·dw], added
+// in order.
+func sumWindowScalar(w, x []float32, KW, dw int) {
+	if len(w) == 0 {
+		return
+	}
+	_ = x[len(w)-1+(KW-1)*dw]
+	for i := range w {
+		s := x[i]
+		for kw := 1; kw < KW; kw++ {
+			s += x[i+kw*dw]
+		}
+		w[i] = s
+	}
+}
+
+// divAllScalar divides every element of w by d.
+func divAllScalar(w []float32, d float32) {
+	for i := range w {
+		w[i] /= d
 	}
 }

@@ -16,3 +16,7 @@ func maxRows(dst []float32, rows [][]float32) {
 		maxInto(dst, r)
 	}
 }
+
+func sumRows(dst []float32, rows [][]float32) { sumRowsScalar(dst, rows) }
+func sumWindow(w, x []float32, KW, dw int)    { sumWindowScalar(w, x, KW, dw) }
+func divAll(w []float32, d float32)           { divAllScalar(w, d) }

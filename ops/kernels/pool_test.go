@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -16,6 +18,90 @@ func BenchmarkMaxPool2D(bm *testing.B) {
 	for i := 0; i < bm.N; i++ {
 		for p := 0; p < planes; p++ {
 			MaxPool2D(x[p*g.InSize():(p+1)*g.InSize()], y[p*g.OutSize():(p+1)*g.OutSize()], g)
+		}
+	}
+}
+
+// TestPoolRowHelpers checks the build's pooling row functions (SIMD or
+// scalar) against plain loops, bit for bit, on lengths with and without a
+// partial vector, NaNs included for the maxima.
+func TestPoolRowHelpers(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	nan := float32(math.NaN())
+	for _, n := range []int{1, 3, 4, 9, 30} {
+		for _, nrows := range []int{1, 2, 3, 5} {
+			rows := make([][]float32, nrows)
+			for i := range rows {
+				rows[i] = randSlice(r, n+2)
+				for j := range rows[i] {
+					if r.Intn(6) == 0 {
+						rows[i][j] = nan
+					}
+				}
+			}
+			got, want := make([]float32, n), make([]float32, n)
+			maxRows(got, rows)
+			for i := range want {
+				m := rows[0][i]
+				for _, row := range rows[1:] {
+					if v := row[i]; !(m >= v || v != v) {
+						m = v
+					}
+				}
+				want[i] = m
+			}
+			sameF32(t, fmt.Sprint("maxRows/", n, "/", nrows), got, want)
+			for _, row := range rows {
+				for j, v := range row {
+					if v != v {
+						row[j] = r.Float32()
+					}
+				}
+			}
+			sumRows(got, rows)
+			for i := range want {
+				s := rows[0][i]
+				for _, row := range rows[1:] {
+					s += row[i]
+				}
+				want[i] = s
+			}
+			sameF32(t, fmt.Sprint("sumRows/", n, "/", nrows), got, want)
+			for _, kw := range []int{1, 2, 3} {
+				for _, dw := range []int{1, 2} {
+					x := randSlice(r, n+(kw-1)*dw)
+					sumWindow(got, x, kw, dw)
+					for i := range want {
+						s := x[i]
+						for k := 1; k < kw; k++ {
+							s += x[i+k*dw]
+						}
+						want[i] = s
+					}
+					sameF32(t, fmt.Sprint("sumWindow/", n, "/", kw, "/", dw), got, want)
+				}
+			}
+			copy(want, got)
+			divAll(got, 3)
+			for i := range want {
+				want[i] /= 3
+			}
+			sameF32(t, fmt.Sprint("divAll/", n), got, want)
+		}
+	}
+}
+
+// BenchmarkAvgPool2D is Inception v2's 3×3, stride 1, pad 1 AveragePool
+// over 192 planes of 28×28.
+func BenchmarkAvgPool2D(bm *testing.B) {
+	g := &ConvGeom{In: []int{28, 28}, Out: []int{28, 28}, Kernel: []int{3, 3}, Strides: []int{1, 1}, Dilations: []int{1, 1}, PadsBegin: []int{1, 1}}
+	const planes = 192
+	r := rand.New(rand.NewSource(1))
+	x, y := randSlice(r, planes*g.InSize()), make([]float32, planes*g.OutSize())
+	bm.ResetTimer()
+	for i := 0; i < bm.N; i++ {
+		for p := 0; p < planes; p++ {
+			AvgPool2D(x[p*g.InSize():(p+1)*g.InSize()], y[p*g.OutSize():(p+1)*g.OutSize()], g, []int{1, 1}, false)
 		}
 	}
 }
