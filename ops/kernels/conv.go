@@ -190,8 +190,7 @@ type im2colRow struct {
 type convScratch struct {
 	rows      []im2colRow
 	col       []float32
-	poolRows  [][]float32 // the input rows of one pooling window
-	poolSpans []poolSpan  // AvgPool2D's border columns
+	poolSpans []poolSpan // AvgPool2D's border columns
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}

@@ -53,8 +53,6 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 	defer convPool.Put(sc)
 	sc.col = grow(sc.col, 2*W)
 	col, win := sc.col[:W], sc.col[W:2*W]
-	rows := sc.poolRows[:0]
-	defer func() { sc.poolRows = rows[:0] }()
 	for oh := 0; oh < OH; oh++ {
 		khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
 		yrow := y[oh*OW : (oh+1)*OW]
@@ -67,12 +65,9 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 		// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
 		// valid kh, NaNs skipped (NaN only if all are).
 		ih0 := oh*sh - ph
-		rows = rows[:0]
-		for kh := khLo; kh < khHi; kh++ {
-			rows = append(rows, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
-		}
-		first := rows[0]
-		maxRows(col, rows)
+		r0 := (ih0 + khLo*dh) * W
+		first := x[r0 : r0+W]
+		maxRows(col, x, r0, dh*W, khHi-khLo)
 		// Across the kernel columns, then a NaN first tap wins.
 		switch {
 		case lo >= hi:
@@ -174,8 +169,6 @@ func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 	defer convPool.Put(sc)
 	sc.col = grow(sc.col, 2*W)
 	col, win := sc.col[:W], sc.col[W:2*W]
-	rows := sc.poolRows[:0]
-	defer func() { sc.poolRows = rows[:0] }()
 	// The taps of the border columns' windows, worked out once.
 	spans := sc.poolSpans[:0]
 	defer func() { sc.poolSpans = spans[:0] }()
@@ -193,11 +186,7 @@ func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 			continue
 		}
 		ih0 := oh*sh - ph
-		rows = rows[:0]
-		for kh := khLo; kh < khHi; kh++ {
-			rows = append(rows, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
-		}
-		sumRows(col, rows)
+		sumRows(col, x, (ih0+khLo*dh)*W, dh*W, khHi-khLo)
 		if lo < hi {
 			count := (khHi - khLo) * KW
 			if includePad {
@@ -246,15 +235,30 @@ func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 // [lo, hi) and the number inside the input and its explicit padding.
 type poolSpan struct{ ow, lo, hi, withPad int }
 
-// sumRowsScalar sets dst[i] to rows[0][i] + rows[1][i] + ..., added in
-// order; every row is at least len(dst) long.
-func sumRowsScalar(dst []float32, rows [][]float32) {
-	copy(dst, rows[0][:len(dst)])
-	for _, r := range rows[1:] {
-		r = r[:len(dst)]
-		for i, v := range r {
-			dst[i] += v
+// maxRowsScalar sets dst[i] to the running maximum of the nrows rows
+// x[off + j·step + i], NaNs skipped (NaN only if all are): t is replaced
+// by v where !(t >= v || v is NaN).
+func maxRowsScalar(dst, x []float32, off, step, nrows int) {
+	for i := range dst {
+		t := x[off+i]
+		for j := 1; j < nrows; j++ {
+			if v := x[off+j*step+i]; !(t >= v || v != v) {
+				t = v
+			}
 		}
+		dst[i] = t
+	}
+}
+
+// sumRowsScalar sets dst[i] to the sum of the nrows rows x[off + j·step + i],
+// added in order.
+func sumRowsScalar(dst, x []float32, off, step, nrows int) {
+	for i := range dst {
+		t := x[off+i]
+		for j := 1; j < nrows; j++ {
+			t += x[off+j*step+i]
+		}
+		dst[i] = t
 	}
 }
 

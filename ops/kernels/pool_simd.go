@@ -16,60 +16,46 @@ const vecWindow = true
 const maxVecStride = 4
 
 // maxRows sets dst[i] to the running maximum, NaNs skipped as in maxInto,
-// of rows[0][i], rows[1][i], ...: the column maxima of a MaxPool window in
-// one pass over the rows, instead of a copy and one read-modify-write pass
-// of dst per further row. Every row is at least len(dst) long.
-func maxRows(dst []float32, rows [][]float32) {
+// of the nrows rows x[off + j·step + i]: the column maxima of a MaxPool
+// window in one pass over its rows, instead of a copy and one
+// read-modify-write pass of dst per further row.
+func maxRows(dst, x []float32, off, step, nrows int) {
 	n := len(dst)
-	for _, r := range rows {
-		_ = r[:n]
-	}
-	pd := unsafe.Pointer(unsafe.SliceData(dst))
+	_ = x[off : off+(nrows-1)*step+n]
+	pd, px := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(&x[off])
+	st := uintptr(step) * 4
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		off := uintptr(i) * 4
-		t := ld4(unsafe.Pointer(unsafe.SliceData(rows[0])), off)
-		for _, r := range rows[1:] {
-			v := ld4(unsafe.Pointer(unsafe.SliceData(r)), off)
+		o := uintptr(i) * 4
+		t := ld4(px, o)
+		for j := 1; j < nrows; j++ {
+			o += st
+			v := ld4(px, o)
 			t = t.IfElse(t.GreaterEqual(v).Or(v.NotEqual(v)), v)
 		}
-		st4(t, pd, off)
+		st4(t, pd, uintptr(i)*4)
 	}
-	for ; i < n; i++ {
-		t := rows[0][i]
-		for _, r := range rows[1:] {
-			if v := r[i]; !(t >= v || v != v) {
-				t = v
-			}
-		}
-		dst[i] = t
-	}
+	maxRowsScalar(dst[i:], x, off+i, step, nrows)
 }
 
 // sumRows is sumRowsScalar four lanes at a time (the same additions in the
 // same order per lane).
-func sumRows(dst []float32, rows [][]float32) {
+func sumRows(dst, x []float32, off, step, nrows int) {
 	n := len(dst)
-	for _, r := range rows {
-		_ = r[:n]
-	}
-	pd := unsafe.Pointer(unsafe.SliceData(dst))
+	_ = x[off : off+(nrows-1)*step+n]
+	pd, px := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(&x[off])
+	st := uintptr(step) * 4
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		off := uintptr(i) * 4
-		t := ld4(unsafe.Pointer(unsafe.SliceData(rows[0])), off)
-		for _, r := range rows[1:] {
-			t = t.Add(ld4(unsafe.Pointer(unsafe.SliceData(r)), off))
+		o := uintptr(i) * 4
+		t := ld4(px, o)
+		for j := 1; j < nrows; j++ {
+			o += st
+			t = t.Add(ld4(px, o))
 		}
-		st4(t, pd, off)
+		st4(t, pd, uintptr(i)*4)
 	}
-	for ; i < n; i++ {
-		t := rows[0][i]
-		for _, r := range rows[1:] {
-			t += r[i]
-		}
-		dst[i] = t
-	}
+	sumRowsScalar(dst[i:], x, off+i, step, nrows)
 }
 
 // sumWindow is sumWindowScalar four outputs at a time.

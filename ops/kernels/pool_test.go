@@ -30,39 +30,36 @@ func TestPoolRowHelpers(t *testing.T) {
 	nan := float32(math.NaN())
 	for _, n := range []int{1, 3, 4, 9, 30} {
 		for _, nrows := range []int{1, 2, 3, 5} {
-			rows := make([][]float32, nrows)
-			for i := range rows {
-				rows[i] = randSlice(r, n+2)
-				for j := range rows[i] {
-					if r.Intn(6) == 0 {
-						rows[i][j] = nan
-					}
+			// nrows rows of n at a stride of n+3, from offset 2.
+			step, off := n+3, 2
+			x := randSlice(r, off+nrows*step)
+			for j := range x {
+				if r.Intn(6) == 0 {
+					x[j] = nan
 				}
 			}
 			got, want := make([]float32, n), make([]float32, n)
-			maxRows(got, rows)
+			maxRows(got, x, off, step, nrows)
 			for i := range want {
-				m := rows[0][i]
-				for _, row := range rows[1:] {
-					if v := row[i]; !(m >= v || v != v) {
+				m := x[off+i]
+				for j := 1; j < nrows; j++ {
+					if v := x[off+j*step+i]; !(m >= v || v != v) {
 						m = v
 					}
 				}
 				want[i] = m
 			}
 			sameF32(t, fmt.Sprint("maxRows/", n, "/", nrows), got, want)
-			for _, row := range rows {
-				for j, v := range row {
-					if v != v {
-						row[j] = r.Float32()
-					}
+			for j, v := range x {
+				if v != v {
+					x[j] = r.Float32()
 				}
 			}
-			sumRows(got, rows)
+			sumRows(got, x, off, step, nrows)
 			for i := range want {
-				s := rows[0][i]
-				for _, row := range rows[1:] {
-					s += row[i]
+				s := x[off+i]
+				for j := 1; j < nrows; j++ {
+					s += x[off+j*step+i]
 				}
 				want[i] = s
 			}
