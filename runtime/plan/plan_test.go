@@ -254,6 +254,30 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want the BatchNormalization folded", rep.Fused)
 			}
 		}, 1e-5},
+		{"Conv, BatchNormalization, per-channel Mul and Add folded, Relu fused; a Mul by a plane kept", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Init("scale", randTensor(r, 4))
+			m.Init("shift", randTensor(r, 4))
+			m.Init("mean", randTensor(r, 4))
+			m.Init("var", tensor.Of([]int{4}, []float32{0.5, 1, 2, 0.25}))
+			m.Init("k", randTensor(r, 4, 1, 1))
+			m.Init("d", randTensor(r, 1, 4, 1, 1))
+			m.Init("one", tensor.Of([]int{1}, []float32{-1.5}))
+			m.Init("w2", randTensor(r, 4, 4, 1, 1))
+			m.Init("plane", randTensor(r, 5, 7))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("Mul", []string{"bn", "k"}, []string{"mul"})
+			m.Node("Add", []string{"d", "mul"}, []string{"add"})
+			m.Node("Mul", []string{"add", "one"}, []string{"neg"})
+			m.Node("Relu", []string{"neg"}, []string{"r"})
+			m.Node("Conv", []string{"r", "w2"}, []string{"c2"})
+			m.Node("Mul", []string{"c2", "plane"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "(Add)") || !strings.Contains(rep.Fused[1], "Relu") {
+				t.Errorf("fused %v, want BatchNormalization, Mul, Add and Mul folded, then Relu fused", rep.Fused)
+			}
+		}, 1e-5},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

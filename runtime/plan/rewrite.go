@@ -189,9 +189,12 @@ func (c *compiler) isNoOp(w *workGraph, n *graph.Node) bool {
 	return false
 }
 
-// foldBatchNorm folds an inference BatchNormalization into the Conv that
-// feeds it: W'[m] = W[m]·s[m], B'[m] = (B[m] − mean[m])·s[m] + bias[m] with
-// s = scale/√(var+ε), computed in float64 and rounded once.
+// foldBatchNorm folds into the Conv that feeds it the per-channel affine
+// ops that follow it: an inference BatchNormalization, and a Mul or an Add
+// by a constant holding one value per output channel (or one in all), as
+// Inception v2 writes its scale and shift after the BatchNormalization. The
+// chain composes to y = conv·S + T per channel, and W'[m] = W[m]·S[m],
+// B'[m] = B[m]·S[m] + T[m], computed in float64 and rounded once.
 func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
 	idx := w.index()
@@ -212,16 +215,33 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 				continue
 			}
 		}
-		bn := w.soleReader(idx, conv.Outputs[0])
-		if bn == nil || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Inputs[0] != conv.Outputs[0] {
-			continue
-		}
-		s, shift, ok := bnAffine(w, bn)
-		if !ok {
-			continue
-		}
 		M := wt.Shape()[0]
-		if len(s) != M || (bias != nil && bias.Len() != M) {
+		if bias != nil && bias.Len() != M {
+			continue
+		}
+		S, T := make([]float64, M), make([]float64, M)
+		for m := range S {
+			S[m] = 1
+		}
+		var folded []*graph.Node
+		out := conv.Outputs[0]
+		for {
+			next := w.soleReader(idx, out)
+			if next == nil || drop[next] {
+				break
+			}
+			s, shift, ok := channelAffine(w, next, out, M, wt.Rank())
+			if !ok {
+				break
+			}
+			for m := range S {
+				S[m] *= s[m]
+				T[m] = T[m]*s[m] + shift[m]
+			}
+			folded = append(folded, next)
+			out = next.Outputs[0]
+		}
+		if len(folded) == 0 {
 			continue
 		}
 		per := wt.Len() / M
@@ -230,13 +250,13 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		nb := tensor.New(tensor.Float, M)
 		for m := 0; m < M; m++ {
 			for i := m * per; i < (m+1)*per; i++ {
-				nwd[i] = float32(float64(wd[i]) * s[m])
+				nwd[i] = float32(float64(wd[i]) * S[m])
 			}
 			b := 0.0
 			if bias != nil {
 				b = float64(bias.F32()[m])
 			}
-			nb.F32()[m] = float32(b*s[m] + shift[m])
+			nb.F32()[m] = float32(b*S[m] + T[m])
 		}
 		wName, bName := w.freshName(conv.Name+"/W_bn"), w.freshName(conv.Name+"/B_bn")
 		w.consts[wName], w.consts[bName] = nw, nb
@@ -244,13 +264,71 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		rep.FoldedBytes += int64(4 * (nw.Len() + nb.Len()))
 		merged := *conv
 		merged.Inputs = []string{conv.Inputs[0], wName, bName}
-		merged.Outputs = []string{bn.Outputs[0]}
+		merged.Outputs = []string{out}
 		merged.Reads = replaceUnique(append([]string{wName, bName}, conv.Inputs[0]), "", "")
 		w.replace(conv, &merged)
-		drop[bn] = true
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (BatchNormalization folded into the weights)", conv.Name, bn.Name))
+		names := []string{conv.Name}
+		for _, n := range folded {
+			drop[n] = true
+			names = append(names, n.Name+" ("+n.OpType+")")
+		}
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the weights)", strings.Join(names, "+")))
 	}
 	w.remove(drop)
+}
+
+// channelAffine returns per-channel s and shift with n(x) = x·s + shift,
+// when n applies to x (the output of a Conv with M channels and rank dims)
+// an inference BatchNormalization with constant parameters, or a Mul or an
+// Add whose other operand is a float32 constant of one value per channel
+// (dims all 1 but the channel's, right-aligned as broadcasting aligns them)
+// or a single value.
+func channelAffine(w *workGraph, n *graph.Node, x string, M, rank int) (s, shift []float64, ok bool) {
+	if n.Domain != "" || n.Builder == nil || len(n.Outputs) != 1 {
+		return nil, nil, false
+	}
+	switch n.OpType {
+	case "BatchNormalization":
+		if n.Inputs[0] != x {
+			return nil, nil, false
+		}
+		s, shift, ok = bnAffine(w, n)
+		return s, shift, ok && len(s) == M
+	case "Mul", "Add":
+		if len(n.Inputs) != 2 || n.Version < 7 {
+			return nil, nil, false
+		}
+		other := n.Inputs[0]
+		if other == x {
+			other = n.Inputs[1]
+		}
+		k := w.constTensor(other)
+		if other == x || k == nil || k.DType() != tensor.Float || k.Rank() > rank {
+			return nil, nil, false
+		}
+		// Dim d of k aligns with dim d + rank − k.Rank() of x; the channel
+		// dim of x is 1.
+		for d, v := range k.Shape() {
+			if v != 1 && (d+rank-k.Rank() != 1 || v != M) {
+				return nil, nil, false
+			}
+		}
+		s, shift = make([]float64, M), make([]float64, M)
+		kd := k.F32()
+		for m := range s {
+			v := float64(kd[0])
+			if len(kd) == M {
+				v = float64(kd[m])
+			}
+			if n.OpType == "Mul" {
+				s[m] = v
+			} else {
+				s[m], shift[m] = 1, v
+			}
+		}
+		return s, shift, true
+	}
+	return nil, nil, false
 }
 
 // bnAffine returns per-channel s and shift with BN(x) = x·s + shift, when
