@@ -245,8 +245,8 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 		// The panel's pixels: NR consecutive ones starting at (oh0, ow0).
 		oh, ow := oh0, ow0
 		if lanes == NR && ow+NR <= OW {
-			// One output row: per im2col row, all NR lanes valid or a
-			// per-lane check at the borders.
+			// One output row: per im2col row, all NR lanes valid or, at
+			// the borders, the run of valid ones.
 			for p := range rows {
 				r := &rows[p]
 				d := (*[NR]float32)(panel[p*NR : p*NR+NR])
@@ -267,30 +267,25 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 					}
 					continue
 				}
-				for l := range d {
-					o := ow + l
-					if o >= r.wlo && o < r.whi {
-						d[l] = src[o*sw+r.offW]
-					} else {
-						d[l] = 0
-					}
-				}
+				zero8(d)
+				im2colRun(d[:], src, ow, NR, r, sw)
 			}
 		} else {
 			// The panel wraps to the next output row (or is the last,
-			// partial one): lane by lane.
+			// partial one): a run of lanes per output row it touches.
+			var runs [NR]struct{ h, w, l, n int }
+			nr := 0
+			for l, h, w := 0, oh, ow; l < lanes; l, h, w = l+OW-w, h+1, 0 {
+				runs[nr] = struct{ h, w, l, n int }{h, w, l, min(lanes-l, OW-w)}
+				nr++
+			}
 			for p := range rows {
 				r := &rows[p]
 				d := panel[p*NR : p*NR+NR]
-				h, w := oh, ow
-				for l := 0; l < NR; l++ {
-					var v float32
-					if l < lanes && h >= r.hlo && h < r.hhi && w >= r.wlo && w < r.whi {
-						v = s.x[r.base+(h*sh+r.offH)*W+w*sw+r.offW]
-					}
-					d[l] = v
-					if w++; w == OW {
-						w, h = 0, h+1
+				zero8((*[NR]float32)(d))
+				for _, u := range runs[:nr] {
+					if u.h >= r.hlo && u.h < r.hhi {
+						im2colRun(d[u.l:u.l+u.n], s.x[r.base+(u.h*sh+r.offH)*W:], u.w, u.n, r, sw)
 					}
 				}
 			}
@@ -302,6 +297,23 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 		}
 	}
 	return dst, ps
+}
+
+// im2colRun fills the lanes of d (n of them, zeroed) for output columns
+// [ow, ow+n) of one output row of im2col row r, whose input row is src:
+// those inside r's valid columns, the rest staying zero (padding).
+func im2colRun(d, src []float32, ow, n int, r *im2colRow, sw int) {
+	w0, w1 := max(ow, r.wlo), min(ow+n, r.whi)
+	if w0 >= w1 {
+		return
+	}
+	// A loop rather than copy even at unit stride: the runs are at most NR
+	// long, too short for a call to memmove.
+	d = d[w0-ow : w1-ow]
+	src = src[w0*sw+r.offW : (w1-1)*sw+r.offW+1]
+	for l := range d {
+		d[l] = src[l*sw]
+	}
 }
 
 // blockND is im2colB.block for spatial ranks other than 2, one element at a
