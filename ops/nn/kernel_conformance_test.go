@@ -334,8 +334,9 @@ var convCases = []convCase{
 	{name: "depthwise-narrow", n: 1, c: 2, m: 2, group: 2, in: []int{4, 2}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}},
 	{name: "single-channel", n: 2, c: 1, m: 3, group: 1, in: []int{6, 7}, kernel: []int{2, 3}, pads: []int{0, 1, 1, 0}},
 	{name: "grouped", n: 2, c: 8, m: 12, group: 4, in: []int{6, 9}, kernel: []int{3, 2}, pads: []int{1, 0, 0, 1}, bias: true},
+	{name: "7x7-s2-stem", n: 1, c: 3, m: 6, group: 1, in: []int{20, 37}, kernel: []int{7, 7}, strides: []int{2, 2}, pads: []int{3, 3, 3, 3}, fuse: true},
 	{name: "11x11-s4-wide", n: 1, c: 3, m: 5, group: 1, in: []int{37, 71}, kernel: []int{11, 11}, strides: []int{4, 4}, pads: []int{2, 5, 2, 5}, bias: true}, // strided im2col: full panels, border runs, panels wrapping rows
-	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true}, // > 1 segment
+	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true},                           // > 1 segment
 	{name: "winograd", n: 2, c: 33, m: 35, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
 	{name: "winograd-odd-pads", n: 1, c: 32, m: 36, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
 	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
