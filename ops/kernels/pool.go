@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // 2-D float32 pooling over one plane, with the semantics of the generic N-D
 // loop in ops/nn (which remains for other ranks, dtypes and MaxPool's
@@ -80,9 +83,7 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 			iw0 := lo*sw - pw
 			w := win[:(hi-1-lo)*sw+1]
 			maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
-			for ow := lo; ow < hi; ow++ {
-				yrow[ow] = w[(ow-lo)*sw]
-			}
+			pick(yrow[lo:hi], w, sw)
 		default:
 			for ow := lo; ow < hi; ow++ {
 				iw0 := ow*sw - pw
@@ -121,6 +122,20 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 		for ow := max(hi, lo); ow < OW; ow++ {
 			border(ow)
 		}
+	}
+}
+
+// pick sets y[i] = w[i·sw]; w is exactly (len(y)−1)·sw+1 long. The loads
+// go through an unsafe pointer, checked once: a bounds check per element
+// doubled the cost of this loop in wasm.
+func pick(y, w []float32, sw int) {
+	if len(y) == 0 {
+		return
+	}
+	_ = w[(len(y)-1)*sw]
+	p, st := unsafe.Pointer(unsafe.SliceData(w)), uintptr(sw)*4
+	for i := range y {
+		y[i] = *(*float32)(unsafe.Add(p, uintptr(i)*st))
 	}
 }
 
@@ -208,9 +223,8 @@ func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
 				// vectorised, then every sw-th, as in MaxPool2D.
 				w := win[:(hi-1-lo)*sw+1]
 				sumWindow(w, col[iw0:], KW, dw)
-				for ow := lo; ow < hi; ow++ {
-					yrow[ow] = w[(ow-lo)*sw] / float32(count)
-				}
+				pick(yrow[lo:hi], w, sw)
+				divAll(yrow[lo:hi], float32(count))
 			}
 		}
 		for _, c := range spans {
