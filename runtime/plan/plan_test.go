@@ -191,6 +191,22 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+Sum+Relu only", rep.Fused)
 			}
 		}, 1e-6},
+		{"per-channel Mul and Add folded into a BatchNormalization fed by no Conv", func(m *tm.Model) {
+			m.Init("scale", randTensor(r, 3))
+			m.Init("shift", randTensor(r, 3))
+			m.Init("mean", randTensor(r, 3))
+			m.Init("var", tensor.Of([]int{3}, []float32{0.5, 1, 2}))
+			m.Init("k", randTensor(r, 3, 1, 1))
+			m.Init("d", randTensor(r, 1, 3, 1, 1))
+			m.Node("BatchNormalization", []string{"x", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("Mul", []string{"k", "bn"}, []string{"mul"})
+			m.Node("Add", []string{"mul", "d"}, []string{"add"})
+			m.Node("Relu", []string{"add"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "folded into the BatchNormalization") {
+				t.Errorf("fused %v, want the Mul and Add folded into the BatchNormalization", rep.Fused)
+			}
+		}, 1e-5},
 		{"Add of two Convs: the first fused, running where the Add was", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 3, 3, 3, 3))
 			m.Init("w1", randTensor(r, 3, 3, 1, 1))

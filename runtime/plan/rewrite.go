@@ -277,6 +277,77 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 	w.remove(drop)
 }
 
+// foldIntoBatchNorm folds into a BatchNormalization that no Conv feeds
+// (DenseNet's pre-activation, after a Concat) the per-channel Mul and Add
+// by constants that follow it, as foldBatchNorm folds them into a Conv: the
+// chain is BN(x)·S + T per channel, a BatchNormalization with scale·S and
+// bias·S + T (computed in float64, rounded once). One pass over the tensor
+// instead of one per op.
+func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	idx := w.index()
+	for _, bn := range w.nodes {
+		if drop[bn] || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Fused != nil {
+			continue
+		}
+		if _, _, ok := bnAffine(w, bn); !ok {
+			continue
+		}
+		shape, ok := w.shapeOf(bn.Outputs[0])
+		scale, bias := w.constTensor(bn.Inputs[1]), w.constTensor(bn.Inputs[2])
+		if !ok || len(shape) < 2 || scale == nil || bias == nil || scale.Len() != bias.Len() {
+			continue
+		}
+		C := scale.Len()
+		S, T := make([]float64, C), make([]float64, C)
+		for m := range S {
+			S[m] = 1
+		}
+		var folded []*graph.Node
+		out := bn.Outputs[0]
+		for {
+			next := w.soleReader(idx, out)
+			if next == nil || drop[next] || next.OpType == "BatchNormalization" {
+				break
+			}
+			s, shift, ok := channelAffine(w, next, out, C, len(shape))
+			if !ok {
+				break
+			}
+			for m := range S {
+				S[m] *= s[m]
+				T[m] = T[m]*s[m] + shift[m]
+			}
+			folded = append(folded, next)
+			out = next.Outputs[0]
+		}
+		if len(folded) == 0 {
+			continue
+		}
+		ns, nb := tensor.New(tensor.Float, C), tensor.New(tensor.Float, C)
+		for m := 0; m < C; m++ {
+			ns.F32()[m] = float32(float64(scale.F32()[m]) * S[m])
+			nb.F32()[m] = float32(float64(bias.F32()[m])*S[m] + T[m])
+		}
+		sName, bName := w.freshName(bn.Name+"/scale_folded"), w.freshName(bn.Name+"/B_folded")
+		w.consts[sName], w.consts[bName] = ns, nb
+		w.foldedSet[ns], w.foldedSet[nb] = true, true
+		rep.FoldedBytes += int64(4 * 2 * C)
+		merged := *bn
+		merged.Inputs = append([]string{bn.Inputs[0], sName, bName}, bn.Inputs[3:]...)
+		merged.Outputs = []string{out}
+		merged.Reads = replaceUnique(slices.Clone(merged.Inputs), "", "")
+		w.replace(bn, &merged)
+		names := []string{bn.Name}
+		for _, n := range folded {
+			drop[n] = true
+			names = append(names, n.Name+" ("+n.OpType+")")
+		}
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the BatchNormalization)", strings.Join(names, "+")))
+	}
+	w.remove(drop)
+}
+
 // channelAffine returns per-channel s and shift with n(x) = x·s + shift,
 // when n applies to x (the output of a Conv with M channels and rank dims)
 // an inference BatchNormalization with constant parameters, or a Mul or an
