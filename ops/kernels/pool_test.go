@@ -16,9 +16,7 @@ func BenchmarkMaxPool2D(bm *testing.B) {
 	x, y := randSlice(r, planes*g.InSize()), make([]float32, planes*g.OutSize())
 	bm.ResetTimer()
 	for i := 0; i < bm.N; i++ {
-		for p := 0; p < planes; p++ {
-			MaxPool2D(x[p*g.InSize():(p+1)*g.InSize()], y[p*g.OutSize():(p+1)*g.OutSize()], g)
-		}
+		MaxPool2D(x, y, planes, g)
 	}
 }
 
@@ -97,8 +95,6 @@ func BenchmarkAvgPool2D(bm *testing.B) {
 	x, y := randSlice(r, planes*g.InSize()), make([]float32, planes*g.OutSize())
 	bm.ResetTimer()
 	for i := 0; i < bm.N; i++ {
-		for p := 0; p < planes; p++ {
-			AvgPool2D(x[p*g.InSize():(p+1)*g.InSize()], y[p*g.OutSize():(p+1)*g.OutSize()], g, []int{1, 1}, false)
-		}
+		AvgPool2D(x, y, planes, g, []int{1, 1}, false)
 	}
 }
