@@ -730,7 +730,34 @@ func TestKernelConformanceBatchNorm(t *testing.T) {
 		ch := i / (h * w) % c
 		want.add(i, sd[ch]*(xd[i]-md[ch])/math.Sqrt(vd[ch]+1e-5)+bd[ch])
 	}
-	want.check(t, kspec{opType: "BatchNormalization", opset: 15}.run(t, x, scale, bias, mean, vr))
+	// Every activation fused (a residual is refused), against the reference
+	// and the separate ops; parameters given at run time and constant.
+	var acts []*op.Fusion
+	for _, f := range testFusions {
+		if !f.Residual {
+			acts = append(acts, f)
+		}
+	}
+	checkKernel(t, kspec{opType: "BatchNormalization", opset: 15}, []*tensor.Tensor{x, scale, bias, mean, vr}, 1, want, acts)
+	// float16 storage: the activation as a separate pass, rounded between.
+	var in16 []*tensor.Tensor
+	for _, p := range []*tensor.Tensor{x, scale, bias, mean, vr} {
+		p16 := tensor.New(tensor.Float16, p.Shape()...)
+		copy(p16.F32(), p.F32())
+		tensor.RoundTo(tensor.Float16, p16.F32())
+		in16 = append(in16, p16)
+	}
+	y16 := kspec{opType: "BatchNormalization", opset: 15}.run(t, in16...)
+	for _, f := range acts {
+		got := kspec{opType: "BatchNormalization", opset: 15, fused: f}.run(t, in16...)
+		sameBits(t, got, unfused(t, y16, f, nil))
+	}
+	res := op.Default.Resolve("", "BatchNormalization", 15)
+	node := &op.Node{Name: "bn", OpType: "BatchNormalization", Version: res.Version, Opset: 15, Outputs: []string{"y"},
+		Inputs: []string{"x", "s", "b", "m", "v", "r"}, Fused: &op.Fusion{Activation: op.ActRelu, Residual: true}}
+	if _, err := res.Builder(node); err == nil {
+		t.Error("BatchNormalization accepted a fused residual")
+	}
 }
 
 // TestKernelConcurrentRuns runs kernels built once (weights pre-packed)

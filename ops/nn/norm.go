@@ -71,7 +71,16 @@ func buildBatchNorm(n *op.Node) (any, error) {
 	if n.Version < 14 {
 		training = n.HasOutput(1) || n.HasOutput(2) || n.HasOutput(3) || n.HasOutput(4)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	// A fused activation (DenseNet's BatchNormalization → Relu) runs on each
+	// plane as it is computed; a residual is not taken.
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil && f.residual {
+		return nil, n.Errorf("BatchNormalization fuses no residual")
+	}
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
 		}
@@ -100,11 +109,18 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			// channel, y = (x - mean)·(scale/√(var+ε)) + B, the factor
 			// worked out in float64.
 			xd, yd := x.F32(), y.F32()
+			inLoop := f.inLoop(x.DType()) && f.act != kernels.ActNone
 			for nn := 0; nn < N; nn++ {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
 					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
+					if inLoop {
+						kernels.Activate(yd[o:o+inner], f.act, f.alpha, f.beta)
+					}
 				}
+			}
+			if !inLoop {
+				f.applySeparately(y, nil)
 			}
 			return []*tensor.Tensor{y}, nil
 		}
@@ -156,6 +172,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 				}
 			}
 		}
+		f.applySeparately(y, nil)
 		out := []*tensor.Tensor{y}
 		if !training {
 			return out, nil
@@ -177,7 +194,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			out = append(out, sm, sv)
 		}
 		return out[:min(len(out), len(n.Outputs))], nil
-	}), nil
+	})}, nil
 }
 
 func buildInstanceNorm(n *op.Node) (any, error) {

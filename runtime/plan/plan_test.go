@@ -191,7 +191,7 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+Sum+Relu only", rep.Fused)
 			}
 		}, 1e-6},
-		{"per-channel Mul and Add folded into a BatchNormalization fed by no Conv", func(m *tm.Model) {
+		{"per-channel Mul and Add folded into a BatchNormalization fed by no Conv, the Relu fused", func(m *tm.Model) {
 			m.Init("scale", randTensor(r, 3))
 			m.Init("shift", randTensor(r, 3))
 			m.Init("mean", randTensor(r, 3))
@@ -203,10 +203,25 @@ func TestRewrites(t *testing.T) {
 			m.Node("Add", []string{"mul", "d"}, []string{"add"})
 			m.Node("Relu", []string{"add"}, []string{"y"})
 		}, func(t *testing.T, rep plan.Report) {
-			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "folded into the BatchNormalization") {
-				t.Errorf("fused %v, want the Mul and Add folded into the BatchNormalization", rep.Fused)
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "folded into the BatchNormalization") || !strings.Contains(rep.Fused[1], "Relu") {
+				t.Errorf("fused %v, want the Mul and Add folded into the BatchNormalization, then its Relu fused", rep.Fused)
 			}
 		}, 1e-5},
+		{"BatchNormalization + LeakyRelu fused, BatchNormalization + residual Add kept apart", func(m *tm.Model) {
+			m.Init("scale", randTensor(r, 3))
+			m.Init("shift", randTensor(r, 3))
+			m.Init("mean", randTensor(r, 3))
+			m.Init("var", tensor.Of([]int{3}, []float32{0.5, 1, 2}))
+			m.Node("BatchNormalization", []string{"x", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("LeakyRelu", []string{"bn"}, []string{"l"}, tm.Float("alpha", 0.2))
+			m.Node("BatchNormalization", []string{"l", "scale", "shift", "mean", "var"}, []string{"bn2"})
+			m.Node("Add", []string{"bn2", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "LeakyRelu") {
+				t.Errorf("fused %v, want only BatchNormalization+LeakyRelu", rep.Fused)
+			}
+		}, 0},
 		{"Add of two Convs: the first fused, running where the Add was", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 3, 3, 3, 3))
 			m.Init("w1", randTensor(r, 3, 3, 1, 1))

@@ -441,14 +441,16 @@ func bnAffine(w *workGraph, bn *graph.Node) (s, shift []float64, ok bool) {
 }
 
 // fusable are the ops whose kernels take an epilogue (op.Fusion).
-var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true}
+// (BatchNormalization takes an activation but no residual: its builder
+// refuses one, which keeps such nodes apart.)
+var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true, "BatchNormalization": true}
 
 // weightInput is the input whose dtype decides whether a fusion applies
 // (the epilogues are float32).
-var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1}
+var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 0}
 
 // fullInputs is the op's input count before an appended residual.
-var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2}
+var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2, "BatchNormalization": 5}
 
 // fuseActivations merges into a Conv/Gemm/MatMul the residual Add and the
 // activation that follow it (either or both), when the kernel says it
