@@ -14,9 +14,11 @@ import (
 
 // The rewrites. Each keeps results identical to the graph as written
 // (folding, dead and no-op removal, activation fusion: the same float32
-// operations in the same order) except BatchNormalization folding, which
-// changes rounding (weights are rescaled once in float64 instead of the
-// output per element): within the node suite's tolerances.
+// operations in the same order) except the folding of per-channel affine
+// ops (BatchNormalization, Mul and Add by constants) into a Conv's weights
+// or a BatchNormalization's parameters, which changes rounding (parameters
+// are rescaled once in float64 instead of the output per element): within
+// the node suite's tolerances.
 
 // removeDead drops nodes whose outputs nothing needs.
 func (c *compiler) removeDead(w *workGraph, rep *Report) {
