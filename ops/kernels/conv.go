@@ -215,10 +215,11 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
-	rows   []im2colRow
-	col    []float32 // a column block, padded input planes, a pooling row
-	taps   []int     // the padded layout's tap offsets
-	rowOff []int     // per im2col row, its offset in the padded planes
+	rows      []im2colRow
+	col       []float32  // a column block, padded input planes, a pooling row
+	taps      []int      // the padded layout's tap offsets
+	rowOff    []int      // per im2col row, its offset in the padded planes
+	poolSpans []poolSpan // AvgPool2D's border columns
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}
@@ -314,8 +315,8 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 		// The panel's pixels: NR consecutive ones starting at (oh0, ow0).
 		oh, ow := oh0, ow0
 		if lanes == NR && ow+NR <= OW {
-			// One output row: per im2col row, all NR lanes valid or a
-			// per-lane check at the borders.
+			// One output row: per im2col row, all NR lanes valid or, at
+			// the borders, the run of valid ones.
 			for p := range rows {
 				r := &rows[p]
 				d := (*[NR]float32)(panel[p*NR : p*NR+NR])
@@ -325,41 +326,48 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 				}
 				src := s.x[r.base+(oh*sh+r.offH)*W:]
 				if ow >= r.wlo && ow+NR <= r.whi {
-					iw := ow*sw + r.offW
-					if sw == 1 {
-						copy8(d, (*[NR]float32)(src[iw:iw+NR]))
-					} else {
-						src = src[iw : iw+(NR-1)*sw+1]
+					// The usual strides unrolled over a slice of constant
+					// length, so that one bounds check covers the panel (a
+					// loop, or a call, costs 2.5× this in wasm).
+					s := src[ow*sw+r.offW:]
+					switch sw {
+					case 1:
+						copy8(d, (*[NR]float32)(s[:NR]))
+					case 2:
+						s := s[:15:15]
+						d[0], d[1], d[2], d[3] = s[0], s[2], s[4], s[6]
+						d[4], d[5], d[6], d[7] = s[8], s[10], s[12], s[14]
+					case 4:
+						s := s[:29:29]
+						d[0], d[1], d[2], d[3] = s[0], s[4], s[8], s[12]
+						d[4], d[5], d[6], d[7] = s[16], s[20], s[24], s[28]
+					default:
+						s = s[:(NR-1)*sw+1]
 						for l := range d {
-							d[l] = src[l*sw]
+							d[l] = s[l*sw]
 						}
 					}
 					continue
 				}
-				for l := range d {
-					o := ow + l
-					if o >= r.wlo && o < r.whi {
-						d[l] = src[o*sw+r.offW]
-					} else {
-						d[l] = 0
-					}
-				}
+				zero8(d)
+				im2colRun(d[:], src, ow, NR, r, sw)
 			}
 		} else {
 			// The panel wraps to the next output row (or is the last,
-			// partial one): lane by lane.
+			// partial one): a run of lanes per output row it touches.
+			var runs [NR]struct{ h, w, l, n int }
+			nr := 0
+			for l, h, w := 0, oh, ow; l < lanes; l, h, w = l+OW-w, h+1, 0 {
+				runs[nr] = struct{ h, w, l, n int }{h, w, l, min(lanes-l, OW-w)}
+				nr++
+			}
 			for p := range rows {
 				r := &rows[p]
 				d := panel[p*NR : p*NR+NR]
-				h, w := oh, ow
-				for l := 0; l < NR; l++ {
-					var v float32
-					if l < lanes && h >= r.hlo && h < r.hhi && w >= r.wlo && w < r.whi {
-						v = s.x[r.base+(h*sh+r.offH)*W+w*sw+r.offW]
-					}
-					d[l] = v
-					if w++; w == OW {
-						w, h = 0, h+1
+				zero8((*[NR]float32)(d))
+				for _, u := range runs[:nr] {
+					if u.h >= r.hlo && u.h < r.hhi {
+						im2colRun(d[u.l:u.l+u.n], s.x[r.base+(u.h*sh+r.offH)*W:], u.w, u.n, r, sw)
 					}
 				}
 			}
@@ -407,6 +415,23 @@ func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
 		if ow += NR; ow >= OW {
 			oh, ow = oh+ow/OW, ow%OW
 		}
+	}
+}
+
+// im2colRun fills the lanes of d (n of them, zeroed) for output columns
+// [ow, ow+n) of one output row of im2col row r, whose input row is src:
+// those inside r's valid columns, the rest staying zero (padding).
+func im2colRun(d, src []float32, ow, n int, r *im2colRow, sw int) {
+	w0, w1 := max(ow, r.wlo), min(ow+n, r.whi)
+	if w0 >= w1 {
+		return
+	}
+	// A loop rather than copy even at unit stride: the runs are at most NR
+	// long, too short for a call to memmove.
+	d = d[w0-ow : w1-ow]
+	src = src[w0*sw+r.offW : (w1-1)*sw+r.offW+1]
+	for l := range d {
+		d[l] = src[l*sw]
 	}
 }
 
