@@ -14,7 +14,9 @@ import "sync"
 //   - one input channel per group (depthwise, or C = 1) runs a direct
 //     convolution instead (depthwise.go);
 //   - 3×3 at unit stride and dilation with at least 32 input and output
-//     channels runs as Winograd F(2×2, 3×3) (winograd.go).
+//     channels runs as Winograd F(2×2, 3×3) (winograd.go);
+//   - a pointwise convolution of a single pixel is one dot product per
+//     output (convvec.go).
 //
 // Bias, residual and activation run in the GEMM's epilogue while the output
 // tile is still in cache.
@@ -68,6 +70,12 @@ type ConvArgs struct {
 	Checkpoint func() error
 }
 
+// lift2D returns the 1-D geometry g as a 2-D one with a leading unit axis.
+func (g *ConvGeom) lift2D() *ConvGeom {
+	return &ConvGeom{In: []int{1, g.In[0]}, Out: []int{1, g.Out[0]}, Kernel: []int{1, g.Kernel[0]},
+		Strides: []int{1, g.Strides[0]}, Dilations: []int{1, g.Dilations[0]}, PadsBegin: []int{0, g.PadsBegin[0]}}
+}
+
 // Pointwise reports whether g is a 1×1 convolution with unit stride and no
 // padding, whose input already is its im2col matrix.
 func Pointwise(g *ConvGeom) bool {
@@ -81,11 +89,21 @@ func Pointwise(g *ConvGeom) bool {
 
 // Conv computes a float32 convolution with weights cw.
 func Conv(cw *ConvWeights, a *ConvArgs) error {
+	if len(a.Geom.In) == 1 {
+		// A 1-D convolution is a 2-D one of height 1; the 2-D paths (row
+		// im2col, depthwise planes) are much faster than the generic N-D one.
+		lifted := *a
+		lifted.Geom = a.Geom.lift2D()
+		return Conv(cw, &lifted)
+	}
 	g := a.Geom
 	group := cw.Group
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
+	if os == 0 || a.N == 0 {
+		return nil // no output (the padded layouts assume at least one pixel)
+	}
 	// Weights not packed at build are transformed on every run, which only
 	// pays off on larger images.
 	if WinogradFits(g, group, cg, mg) && (cw.wino != nil || os >= 256) {
@@ -110,18 +128,38 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		}
 		return nil
 	}
-	direct := cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR)
+	if cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR) {
+		return convDepthwise(cw, a)
+	}
 	pw := Pointwise(g)
+	if pw && os == 1 {
+		return convVec(cw, a)
+	}
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.
 	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
 	var im im2colB
-	if !pw && !direct {
+	if !pw {
 		sc := convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
-		sc.rows = im2colRows(g, cg, sc.rows[:0])
-		im = im2colB{g: g, rows: sc.rows}
+		im = im2colB{g: g}
+		if len(g.In) == 2 {
+			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
+				sc.taps = pl.offs
+				sc.col = grow(sc.col, cg*pl.size)
+				clear(sc.col) // padPlanes writes only the input's positions
+				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
+				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
+				for _, o := range sc.rowOff {
+					im.maxRowOff = max(im.maxRowOff, o)
+				}
+			}
+		}
+		if im.pad == nil {
+			sc.rows = im2colRows(g, cg, sc.rows[:0])
+			im.rows = sc.rows
+		}
 	}
 	for n := 0; n < a.N; n++ {
 		for gi := 0; gi < group; gi++ {
@@ -136,22 +174,11 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			if a.Residual != nil {
 				rg = a.Residual[yo : yo+mg*os]
 			}
-			if direct {
-				if a.Checkpoint != nil {
-					if err := a.Checkpoint(); err != nil {
-						return err
-					}
-				}
-				ep.Residual = rg
-				for m := 0; m < mg; m++ {
-					wm := cw.W[(gi*mg+m)*ks : (gi*mg+m+1)*ks]
-					depthwise2D(xg, wm, yg[m*os:(m+1)*os], g)
-					ep.apply(yg, os, m, 1, 0, os)
-				}
-				continue
-			}
 			A := cw.a(gi)
 			im.x = xg
+			if im.pad != nil {
+				im.padPlanes()
+			}
 			for j := 0; j < os; j += seg {
 				if a.Checkpoint != nil {
 					if err := a.Checkpoint(); err != nil {
@@ -187,8 +214,11 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
-	rows []im2colRow
-	col  []float32
+	rows      []im2colRow
+	col       []float32  // a column block, padded input planes, a pooling row
+	taps      []int      // the padded layout's tap offsets
+	rowOff    []int      // per im2col row, its offset in the padded planes
+	poolSpans []poolSpan // AvgPool2D's border columns
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}
@@ -218,16 +248,57 @@ func im2colRows(g *ConvGeom, channels int, rows []im2colRow) []im2colRow {
 // im2colB is the im2col matrix of one image's group (channels·kernel ×
 // output pixels) as a GEMM right operand, packed on the fly one block at a
 // time. pix0 offsets the columns (the conv runs the GEMM in pixel segments).
+//
+// A 2-D input small enough is first copied into zero-padded, phase-split
+// planes (dwLayout, as the depthwise kernels read them): every im2col row is
+// then a run of consecutive floats in each output row, whatever the padding
+// and stride, and a panel row is one 8-float copy.
 type im2colB struct {
 	x    []float32 // channels × In
 	g    *ConvGeom
 	rows []im2colRow // 2-D only
 	pix0 int
+
+	pad    *dwLayout // the padded planes' layout, or nil
+	padBuf []float32 // channels × pad.size
+	rowOff []int     // per im2col row, its tap's offset in padBuf
+	// maxRowOff is the largest of rowOff (the tap offsets of a kernel row
+	// do not grow with kw when the stride splits rows into phases).
+	maxRowOff int
+}
+
+// maxPaddedIm2col bounds the padded copy of a group's input (floats): the
+// copy costs about one im2col row, and its scratch stays in cache. A
+// variable so that tests can run the other path.
+var maxPaddedIm2col = 1 << 18
+
+// padRowOffsets appends, per im2col row (channel, tap), the offset of the
+// tap's first input in the padded planes of l.
+func padRowOffsets(l *dwLayout, channels int, off []int) []int {
+	for c := 0; c < channels; c++ {
+		for _, o := range l.offs {
+			off = append(off, c*l.size+o)
+		}
+	}
+	return off
+}
+
+// padPlanes copies x into padBuf (whose padding is zero).
+func (s *im2colB) padPlanes() {
+	l := s.pad
+	is := s.g.InSize()
+	for c := 0; c*l.size < len(s.padBuf); c++ {
+		l.pad(s.x[c*is:(c+1)*is], s.padBuf[c*l.size:(c+1)*l.size])
+	}
 }
 
 func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 	ps := kb * NR
 	j0 += s.pix0
+	if s.pad != nil {
+		s.blockPadded(p0, kb, j0, nb, dst)
+		return dst, ps
+	}
 	if s.rows == nil {
 		s.blockND(p0, kb, j0, nb, dst)
 		return dst, ps
@@ -246,13 +317,13 @@ func (s *im2colB) block(p0, kb, j0, nb int, dst []float32) ([]float32, int) {
 	return dst, ps
 }
 
-// panel writes one packed panel: the im2col rows rows for the NR pixels
-// starting at output pixel (oh, ow), of which the first lanes exist (the
-// others are zero). It is a function of its own, called once per panel, so
-// that in WebAssembly V8 replaces its baseline code with optimised code
-// within the first convolution (a loop over all of a block's panels inside
-// block would run baseline code to the end of the block: wasm has no
-// on-stack replacement).
+// panel writes one packed panel from the row table: the im2col rows rows
+// for the NR pixels starting at output pixel (oh, ow), of which the first
+// lanes exist (the others are zero). It is a function of its own, called
+// once per panel, so that in WebAssembly V8 replaces its baseline code with
+// optimised code within the first convolution (a loop over all of a block's
+// panels inside block would run baseline code to the end of the block: wasm
+// has no on-stack replacement).
 //
 //go:noinline
 func (s *im2colB) panel(rows []im2colRow, panel []float32, oh, ow, lanes int) {
@@ -309,6 +380,58 @@ func (s *im2colB) panel(rows []im2colRow, panel []float32, oh, ow, lanes int) {
 				w, h = 0, h+1
 			}
 		}
+	}
+}
+
+func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
+	ps := kb * NR
+	OW := s.g.Out[1]
+	step := s.pad.rowStep
+	offs := s.rowOff[p0 : p0+kb]
+	src := s.padBuf
+	oh, ow := j0/OW, j0%OW
+	for q := 0; q*NR < nb; q++ {
+		panel := dst[q*ps : q*ps+ps]
+		lanes := min(NR, nb-q*NR)
+		if lanes == NR && ow+NR <= OW {
+			gatherPanel(panel, src[oh*step+ow:], offs, s.maxRowOff)
+		} else {
+			// The panel wraps to the next output row, or is the last one.
+			for p, off := range offs {
+				d := panel[p*NR : p*NR+NR]
+				h, w := oh, ow
+				for l := range d {
+					var v float32
+					if l < lanes {
+						v = src[off+h*step+w]
+					}
+					d[l] = v
+					if w++; w == OW {
+						w, h = 0, h+1
+					}
+				}
+			}
+		}
+		if ow += NR; ow >= OW {
+			oh, ow = oh+ow/OW, ow%OW
+		}
+	}
+}
+
+// im2colRun fills the lanes of d (n of them, zeroed) for output columns
+// [ow, ow+n) of one output row of im2col row r, whose input row is src:
+// those inside r's valid columns, the rest staying zero (padding).
+func im2colRun(d, src []float32, ow, n int, r *im2colRow, sw int) {
+	w0, w1 := max(ow, r.wlo), min(ow+n, r.whi)
+	if w0 >= w1 {
+		return
+	}
+	// A loop rather than copy even at unit stride: the runs are at most NR
+	// long, too short for a call to memmove.
+	d = d[w0-ow : w1-ow]
+	src = src[w0*sw+r.offW : (w1-1)*sw+r.offW+1]
+	for l := range d {
+		d[l] = src[l*sw]
 	}
 }
 

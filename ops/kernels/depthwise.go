@@ -1,102 +1,221 @@
 package kernels
 
-// depthwise2D computes one output plane of a convolution whose group has a
-// single input channel: y (Out) = x (In) correlated with the taps w (Kernel),
-// no bias. Each output sums its valid taps in (kh, kw) order from zero, on
-// every path, so results do not depend on where a pixel sits.
-func depthwise2D(x, w, y []float32, g *ConvGeom) {
-	H, W := g.In[0], g.In[1]
+import "unsafe"
+
+// Depthwise convolution (one input channel per group): each output plane is
+// its input plane correlated with the group's taps. The input plane is first
+// copied into a zero-padded scratch plane, so that the row kernels run the
+// same vector loop over every output, borders included, with no per-pixel
+// bounds checks. With a stride s > 1 along W each padded row is stored as s
+// phases (columns p, p+s, p+2s, ... for p < s): output column ow, tap kw then
+// reads phase (kw·dw) mod s at ow + (kw·dw)/s, so consecutive outputs read
+// consecutive inputs at every stride (WebAssembly SIMD has no deinterleaving
+// load to do it in the kernel).
+//
+// Each output sums all its taps in (kh, kw) order, padding included: a
+// padded tap adds w·0, which leaves the sum unchanged (it can only differ
+// from skipping the tap when the weight is infinite or NaN). The sum starts
+// from the first product, not from +0, so an all-zero window may give -0.
+
+// dwLayout is the padded-plane geometry of one depthwise convolution, the
+// same for all of its channels.
+type dwLayout struct {
+	g       *ConvGeom
+	hp, wq  int   // padded rows; floats per phase of a padded row
+	rowLen  int   // floats per padded row (stride·wq)
+	rowStep int   // floats between the first inputs of consecutive output rows
+	offs    []int // per tap (kh, kw): offset from an output row's base
+	size    int   // floats of the padded plane, including the kernels' overrun
+}
+
+// newDWLayout computes the layout of g (2-D), reusing offs' storage.
+func newDWLayout(g *ConvGeom, offs []int) dwLayout {
 	OH, OW := g.Out[0], g.Out[1]
 	KH, KW := g.Kernel[0], g.Kernel[1]
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
-	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	if Pointwise(g) {
-		// A per-channel scale: the plane is one long row.
-		_ = x[len(y)-1]
-		dwRowS1(y, x, []int{0}, w[:1], 0)
-		return
-	}
-	// Output columns where every kw tap is inside the row.
-	lo, _ := validRange(W, OW, sw, pw, 0)
-	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
-	if hi < lo {
-		hi = lo
-	}
-	// Tap (kh, kw) of output (oh, ow) reads x[rowBase(oh) + taps[kh·KW+kw]
-	// + ow·sw]; offsets grow with kh and, within a kernel row, with kw.
-	var tapBuf [32]int
-	taps := tapBuf[:0]
+	// Padded rows and columns that some output reads.
+	hp := (OH-1)*sh + (KH-1)*dh + 1
+	wp := (OW-1)*sw + (KW-1)*dw + 1
+	l := dwLayout{g: g, hp: hp, wq: (wp + sw - 1) / sw}
+	l.rowLen = sw * l.wq
+	l.rowStep = sh * l.rowLen
+	offs = offs[:0]
+	maxOff := 0
 	for kh := 0; kh < KH; kh++ {
 		for kw := 0; kw < KW; kw++ {
-			taps = append(taps, kh*dh*W+kw*dw-pw)
+			c := kw * dw
+			o := kh*dh*l.rowLen + c%sw*l.wq + c/sw
+			offs = append(offs, o)
+			maxOff = max(maxOff, o)
 		}
 	}
-	// Output rows where every kh tap is inside the plane: with a 3×3 kernel
-	// at unit stride their interiors run as one batch, weights in registers.
-	rlo, _ := validRange(H, OH, sh, ph, 0)
-	_, rhi := validRange(H, OH, sh, ph, (KH-1)*dh)
-	batched := sw == 1 && KH*KW == 9 && rlo < rhi && lo < hi
-	if batched {
-		base0, stride := (rlo*sh-ph)*W, sh*W
-		_ = x[base0+taps[0]+lo]
-		_ = x[base0+(rhi-1-rlo)*stride+taps[8]+hi-1]
-		_ = y[rlo*OW : rhi*OW]
-		dwPlane9S1(y, x, (*[9]int)(taps), (*[9]float32)(w[:9]), rlo, rhi, lo, hi, OW, base0, stride)
+	l.offs = offs
+	// The kernels compute whole vectors of four outputs, reading up to three
+	// floats past the last output's taps.
+	l.size = max(hp*l.rowLen, (OH-1)*l.rowStep+maxOff+roundUp(OW, 4))
+	return l
+}
+
+// pad copies the H×W plane x into buf, a padded plane (l.size floats) in
+// the phase-split layout, writing only the positions that hold input:
+// the padding is the same for every plane, so buf is cleared once per
+// convolution and its padding stays zero.
+func (l *dwLayout) pad(x, buf []float32) {
+	g := l.g
+	H, W := g.In[0], g.In[1]
+	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
+	sw := g.Strides[1]
+	// The columns to copy: at stride 1 one run, at stride 2 the pairs of
+	// inputs that split into both phases, and at other strides per phase.
+	clo, chi := validRange(W, l.wq, 1, pw, 0)
+	var pairs int
+	if sw == 2 {
+		// Input 2k goes to padded column 2k+pw: phase pw mod 2, index
+		// k + pw/2, and input 2k+1 to the other phase at k + (pw+1)/2.
+		pairs = max(0, min(W/2, l.wq-(pw+1)/2))
 	}
-	for oh := 0; oh < OH; oh++ {
-		yrow := y[oh*OW : (oh+1)*OW]
-		ih0 := oh*sh - ph
-		khLo, khHi := KH, 0
-		for kh := 0; kh < KH; kh++ {
-			if ih := ih0 + kh*dh; ih >= 0 && ih < H {
-				khLo, khHi = min(khLo, kh), kh+1
+	// Padded rows r = ih + ph of the input rows that some output reads.
+	for ih := max(0, -ph); ih < min(H, l.hp-ph); ih++ {
+		src := x[ih*W : (ih+1)*W]
+		dst := buf[(ih+ph)*l.rowLen : (ih+ph+1)*l.rowLen]
+		switch {
+		case sw == 1:
+			if clo < chi {
+				copyRow(dst[clo:chi], src[clo-pw:])
 			}
-		}
-		if khLo >= khHi {
-			clear(yrow)
-			continue
-		}
-		rowBase := ih0 * W
-		border := func(ow int) {
-			var acc float32
-			for kh := khLo; kh < khHi; kh++ {
-				row := x[rowBase+kh*dh*W : rowBase+(kh*dh+1)*W]
-				for kw := 0; kw < KW; kw++ {
-					if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
-						acc += w[kh*KW+kw] * row[iw]
-					}
+		case sw == 2:
+			e, o := dst[:l.wq], dst[l.wq:2*l.wq]
+			if pw%2 == 0 {
+				deinterleave2(e[pw/2:pw/2+pairs], o[pw/2:], src)
+			} else {
+				deinterleave2(o[pw/2:pw/2+pairs], e[pw/2+1:], src)
+			}
+			// An odd last input, or inputs past the pairs that some
+			// output still reads.
+			for i := 2 * pairs; i < W && i+pw < 2*l.wq; i++ {
+				c := i + pw
+				dst[c%2*l.wq+c/2] = src[i]
+			}
+		default:
+			for p := 0; p < sw; p++ {
+				// Phase p holds padded columns j·sw + p: input j·sw + p - pw.
+				d := dst[p*l.wq : (p+1)*l.wq]
+				if jlo, jhi := validRange(W, l.wq, sw, pw, p); jlo < jhi {
+					gather(d[jlo:jhi], src[jlo*sw+p-pw:], sw)
 				}
 			}
-			yrow[ow] = acc
-		}
-		for ow := 0; ow < min(lo, OW); ow++ {
-			border(ow)
-		}
-		for ow := max(hi, lo); ow < OW; ow++ {
-			border(ow)
-		}
-		if lo >= hi || batched && oh >= rlo && oh < rhi {
-			continue
-		}
-		offs, wt := taps[khLo*KW:khHi*KW], w[khLo*KW:khHi*KW]
-		// The row kernels load without bounds checks: check the lowest and
-		// highest addresses they touch once.
-		_ = x[rowBase+offs[0]+lo*sw]
-		_ = x[rowBase+offs[len(offs)-1]+(hi-1)*sw]
-		interior := yrow[lo:hi]
-		switch {
-		case sw == 1 && len(offs) == 9:
-			dwRow9S1(interior, x, (*[9]int)(offs), (*[9]float32)(wt), rowBase+lo)
-		case sw == 1:
-			dwRowS1(interior, x, offs, wt, rowBase+lo)
-		default:
-			dwRow(interior, x, offs, wt, rowBase, lo, sw)
 		}
 	}
 }
 
-// dwRow computes y[i] = Σ_t wt[t]·x[base + offs[t] + (o0+i)·sw] for every i.
+// gather sets d[j] = s[j·stride].
+func gather(d, s []float32, stride int) {
+	_ = s[(len(d)-1)*stride]
+	// Unsafe loads: the bounds checks would cost as much as the copy.
+	pd, ps := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(s))
+	step := uintptr(stride) * 4
+	for j, o := uintptr(0), uintptr(0); j < uintptr(len(d))*4; j, o = j+4, o+step {
+		*(*float32)(unsafe.Add(pd, j)) = *(*float32)(unsafe.Add(ps, o))
+	}
+}
+
+// conv computes one output plane y (Out) of a convolution whose group has a
+// single input channel: x (In) correlated with the taps w (Kernel), plus
+// bias. buf holds x padded (l.size floats; filled when fill is set, since a
+// group with several output channels pads once).
+func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
+	g := l.g
+	if Pointwise(g) {
+		// A per-channel scale: the plane is one long row.
+		_ = x[len(y)-1]
+		dwRowS1(y, x, []int{0}, w[:1], 0)
+		for i := range y {
+			y[i] += bias
+		}
+		return
+	}
+	if fill {
+		l.pad(x, buf)
+	}
+	OH, OW := g.Out[0], g.Out[1]
+	// The kernels load without bounds checks: check the highest address.
+	_ = buf[l.size-1]
+	_ = y[OH*OW-1]
+	_ = w[len(l.offs)-1]
+	switch {
+	case len(l.offs) == 9:
+		dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w), bias)
+	case len(l.offs) == 25 && g.Kernel[1] == 5:
+		dwRows25(y, buf, OH, OW, l.rowStep, (*[25]int)(l.offs), (*[25]float32)(w), bias)
+	default:
+		dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)], bias)
+	}
+}
+
+// dwRowsRef is the scalar definition of the row kernels: output (oh, ow) is
+// Σ_t wt[t]·buf[oh·rowStep + offs[t] + ow] + bias, the taps summed in order.
+func dwRowsRef(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
+	for oh := 0; oh < OH; oh++ {
+		row := y[oh*OW : (oh+1)*OW]
+		base := oh * rowStep
+		for i := range row {
+			acc := wt[0] * buf[base+offs[0]+i]
+			for t := 1; t < len(offs); t++ {
+				acc += wt[t] * buf[base+offs[t]+i]
+			}
+			row[i] = acc + bias
+		}
+	}
+}
+
+// convDepthwise is Conv for 2-D groups of one input channel: per plane the
+// padded copy and the row kernel (which adds the bias), then the residual
+// and activation over each image's whole output in one pass.
+func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
+	g := a.Geom
+	mg := cw.M / cw.Group
+	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
+	sc := convPool.Get().(*convScratch)
+	defer convPool.Put(sc)
+	l := newDWLayout(g, sc.taps)
+	sc.taps = l.offs
+	sc.col = grow(sc.col, l.size)
+	buf := sc.col
+	clear(buf)
+	// A checkpoint every few million multiply-adds.
+	every := max(1, (1<<22)/max(mg*os*ks, 1))
+	ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: cw.M * os}
+	for n := 0; n < a.N; n++ {
+		for gi := 0; gi < cw.Group; gi++ {
+			if a.Checkpoint != nil && gi%every == 0 {
+				if err := a.Checkpoint(); err != nil {
+					return err
+				}
+			}
+			x := a.X[(n*a.C+gi)*is : (n*a.C+gi+1)*is]
+			for m := 0; m < mg; m++ {
+				oc := gi*mg + m
+				var bias float32
+				if a.Bias != nil {
+					bias = a.Bias[oc]
+				}
+				y := a.Y[(n*cw.M+oc)*os : (n*cw.M+oc+1)*os]
+				l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, m == 0, bias)
+			}
+		}
+		if a.Residual != nil {
+			ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
+		}
+		if ep.active() {
+			ep.apply(a.Y[n*cw.M*os:(n+1)*cw.M*os], cw.M*os, 0, 1, 0, cw.M*os)
+		}
+	}
+	return nil
+}
+
+// dwRow computes y[i] = Σ_t wt[t]·x[base + offs[t] + (o0+i)·sw] for every i
+// (the scalar tail of dwRowS1).
 func dwRow(y, x []float32, offs []int, wt []float32, base, o0, sw int) {
 	for i := range y {
 		base := base + (o0+i)*sw

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // 2-D float32 pooling over one plane, with the semantics of the generic N-D
 // loop in ops/nn (which remains for other ranks, dtypes and MaxPool's
@@ -27,7 +30,8 @@ func poolTaps(o, in, s, d, k, padBegin, padEnd int) (lo, hi, withPad int) {
 	return lo, hi, withPad
 }
 
-// MaxPool2D computes one plane of MaxPool. Each output is, as in the
+// MaxPool2D computes MaxPool over planes consecutive planes (one call per
+// node, so that its scratch and set-up are had once). Each output is, as in the
 // generic loop (which scans the window taking the first valid tap and
 // replacing it by every later tap greater than it): NaN if the window's
 // first valid tap is NaN, otherwise the largest of its other taps, NaNs
@@ -36,7 +40,7 @@ func poolTaps(o, in, s, d, k, padBegin, padEnd int) (lo, hi, withPad int) {
 // across the kernel columns. That visits the taps column by column instead
 // of row by row, which changes nothing but, in a window whose maximum is
 // zero, which of +0 and -0 is kept.
-func MaxPool2D(x, y []float32, g *ConvGeom) {
+func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
 	KH, KW := g.Kernel[0], g.Kernel[1]
@@ -51,66 +55,92 @@ func MaxPool2D(x, y []float32, g *ConvGeom) {
 	}
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
-	sc.col = grow(sc.col, W)
-	col := sc.col
-	for oh := 0; oh < OH; oh++ {
-		khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
-		yrow := y[oh*OW : (oh+1)*OW]
-		if khLo >= khHi {
-			for i := range yrow {
-				yrow[i] = float32(math.Inf(-1))
-			}
-			continue
-		}
-		// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
-		// valid kh, NaNs skipped (NaN only if all are).
-		ih0 := oh*sh - ph
-		first := x[(ih0+khLo*dh)*W : (ih0+khLo*dh+1)*W]
-		copy(col, first)
-		for kh := khLo + 1; kh < khHi; kh++ {
-			maxInto(col, x[(ih0+kh*dh)*W:(ih0+kh*dh+1)*W])
-		}
-		// Across the kernel columns, then a NaN first tap wins.
-		if sw == 1 && lo < hi {
-			maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
-		} else {
-			for ow := lo; ow < hi; ow++ {
-				iw0 := ow*sw - pw
-				best := col[iw0]
-				for kw := 1; kw < KW; kw++ {
-					if v := col[iw0+kw*dw]; v > best {
-						best = v
-					}
+	sc.col = grow(sc.col, 2*W)
+	col, win := sc.col[:W], sc.col[W:2*W]
+	is, os := H*W, OH*OW
+	for pl := 0; pl < planes; pl++ {
+		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
+		for oh := 0; oh < OH; oh++ {
+			khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
+			yrow := y[oh*OW : (oh+1)*OW]
+			if khLo >= khHi {
+				for i := range yrow {
+					yrow[i] = float32(math.Inf(-1))
 				}
-				if f := first[iw0]; f != f {
-					best = f
+				continue
+			}
+			// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
+			// valid kh, NaNs skipped (NaN only if all are).
+			ih0 := oh*sh - ph
+			r0 := (ih0 + khLo*dh) * W
+			first := x[r0 : r0+W]
+			maxRows(col, x, r0, dh*W, khHi-khLo)
+			// Across the kernel columns, then a NaN first tap wins.
+			switch {
+			case lo >= hi:
+			case sw == 1:
+				maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
+			case vecWindow && sw <= maxVecStride:
+				// The window at every column from the first interior one to the
+				// last, vectorised, then every sw-th: cheaper than a scalar scan
+				// per output while the stride is small.
+				iw0 := lo*sw - pw
+				w := win[:(hi-1-lo)*sw+1]
+				maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
+				pick(yrow[lo:hi], w, sw)
+			default:
+				for ow := lo; ow < hi; ow++ {
+					iw0 := ow*sw - pw
+					best := col[iw0]
+					for kw := 1; kw < KW; kw++ {
+						if v := col[iw0+kw*dw]; v > best {
+							best = v
+						}
+					}
+					if f := first[iw0]; f != f {
+						best = f
+					}
+					yrow[ow] = best
+				}
+			}
+			border := func(ow int) {
+				best, any := float32(math.Inf(-1)), false
+				for kw := 0; kw < KW; kw++ {
+					if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
+						if v := col[iw]; !any {
+							best, any = v, true
+							if f := first[iw]; f != f {
+								best = f
+								break
+							}
+						} else if v > best {
+							best = v
+						}
+					}
 				}
 				yrow[ow] = best
 			}
-		}
-		border := func(ow int) {
-			best, any := float32(math.Inf(-1)), false
-			for kw := 0; kw < KW; kw++ {
-				if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
-					if v := col[iw]; !any {
-						best, any = v, true
-						if f := first[iw]; f != f {
-							best = f
-							break
-						}
-					} else if v > best {
-						best = v
-					}
-				}
+			for ow := 0; ow < min(lo, OW); ow++ {
+				border(ow)
 			}
-			yrow[ow] = best
+			for ow := max(hi, lo); ow < OW; ow++ {
+				border(ow)
+			}
 		}
-		for ow := 0; ow < min(lo, OW); ow++ {
-			border(ow)
-		}
-		for ow := max(hi, lo); ow < OW; ow++ {
-			border(ow)
-		}
+	}
+}
+
+// pick sets y[i] = w[i·sw]; w is exactly (len(y)−1)·sw+1 long. The loads
+// go through an unsafe pointer, checked once: a bounds check per element
+// doubled the cost of this loop in wasm.
+func pick(y, w []float32, sw int) {
+	if len(y) == 0 {
+		return
+	}
+	_ = w[(len(y)-1)*sw]
+	p, st := unsafe.Pointer(unsafe.SliceData(w)), uintptr(sw)*4
+	for i := range y {
+		y[i] = *(*float32)(unsafe.Add(p, uintptr(i)*st))
 	}
 }
 
@@ -134,45 +164,146 @@ func maxWindowS1(y, x, first []float32, KW, dw int) {
 	}
 }
 
-// AvgPool2D computes one plane of AveragePool: the float64 sum of the valid
-// taps (in kh, kw order) divided by their count, or with includePad by the
-// number of taps inside the input and its explicit padding (padsEnd); a
-// window with nothing to count gives 0.
-func AvgPool2D(x, y []float32, g *ConvGeom, padsEnd []int, includePad bool) {
+// AvgPool2D computes AveragePool over planes consecutive planes in float32, as ONNX Runtime
+// does: the sum of the valid taps divided by their count, or with
+// includePad by the number of taps inside the input and its explicit
+// padding (padsEnd); a window with nothing to count gives 0. The sum is
+// separable, as in MaxPool2D: per output row, first down the kernel rows
+// (col[iw], vectorised), then across the kernel columns in ascending order,
+// vectorised at every column where the window lies inside the row.
+func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePad bool) {
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
 	KH, KW := g.Kernel[0], g.Kernel[1]
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	type span struct{ lo, hi, withPad int }
-	cols := make([]span, OW)
-	for ow := range cols {
-		l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padsEnd[1])
-		cols[ow] = span{l, h, p}
+	// Output columns whose window lies inside the row: there every tap is
+	// valid and counted, KW of them.
+	lo, _ := validRange(W, OW, sw, pw, 0)
+	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
+	if hi < lo {
+		hi = lo
 	}
-	for oh := 0; oh < OH; oh++ {
-		khLo, khHi, hPad := poolTaps(oh, H, sh, dh, KH, ph, padsEnd[0])
-		yrow := y[oh*OW : (oh+1)*OW]
-		ih0 := oh*sh - ph
-		for ow, c := range cols {
-			iw0 := ow*sw - pw
-			var sum float64
-			for kh := khLo; kh < khHi; kh++ {
-				row := x[(ih0+kh*dh)*W : (ih0+kh*dh+1)*W]
-				for kw := c.lo; kw < c.hi; kw++ {
-					sum += float64(row[iw0+kw*dw])
+	sc := convPool.Get().(*convScratch)
+	defer convPool.Put(sc)
+	sc.col = grow(sc.col, 2*W)
+	col, win := sc.col[:W], sc.col[W:2*W]
+	// The taps of the border columns' windows, worked out once.
+	spans := sc.poolSpans[:0]
+	defer func() { sc.poolSpans = spans[:0] }()
+	for ow := range OW {
+		if ow < lo || ow >= hi {
+			l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padsEnd[1])
+			spans = append(spans, poolSpan{ow, l, h, p})
+		}
+	}
+	is, os := H*W, OH*OW
+	for pl := 0; pl < planes; pl++ {
+		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
+		for oh := 0; oh < OH; oh++ {
+			khLo, khHi, hPad := poolTaps(oh, H, sh, dh, KH, ph, padsEnd[0])
+			yrow := y[oh*OW : (oh+1)*OW]
+			if khLo >= khHi {
+				clear(yrow) // no valid tap: 0, counted or not
+				continue
+			}
+			ih0 := oh*sh - ph
+			sumRows(col, x, (ih0+khLo*dh)*W, dh*W, khHi-khLo)
+			if lo < hi {
+				count := (khHi - khLo) * KW
+				if includePad {
+					count = hPad * KW
+				}
+				iw0 := lo*sw - pw
+				switch {
+				case sw == 1:
+					w := yrow[lo:hi]
+					sumWindow(w, col[iw0:], KW, dw)
+					divAll(w, float32(count))
+				case !vecWindow || sw > maxVecStride:
+					for ow := lo; ow < hi; ow++ {
+						sumWindowScalar(yrow[ow:ow+1], col[ow*sw-pw:], KW, dw)
+						yrow[ow] /= float32(count)
+					}
+				default:
+					// Every column from the first interior window to the last,
+					// vectorised, then every sw-th, as in MaxPool2D.
+					w := win[:(hi-1-lo)*sw+1]
+					sumWindow(w, col[iw0:], KW, dw)
+					pick(yrow[lo:hi], w, sw)
+					divAll(yrow[lo:hi], float32(count))
 				}
 			}
-			count := (khHi - khLo) * (c.hi - c.lo)
-			if includePad {
-				count = hPad * c.withPad
-			}
-			if count > 0 {
-				yrow[ow] = float32(sum / float64(count))
-			} else {
-				yrow[ow] = 0
+			for _, c := range spans {
+				var sum float32
+				for kw := c.lo; kw < c.hi; kw++ {
+					sum += col[c.ow*sw-pw+kw*dw]
+				}
+				count := (khHi - khLo) * (c.hi - c.lo)
+				if includePad {
+					count = hPad * c.withPad
+				}
+				if count > 0 {
+					yrow[c.ow] = sum / float32(count)
+				} else {
+					yrow[c.ow] = 0
+				}
 			}
 		}
+	}
+}
+
+// poolSpan is a border output column of a pooling window: its valid taps
+// [lo, hi) and the number inside the input and its explicit padding.
+type poolSpan struct{ ow, lo, hi, withPad int }
+
+// maxRowsScalar sets dst[i] to the running maximum of the nrows rows
+// x[off + j·step + i], NaNs skipped (NaN only if all are): t is replaced
+// by v where !(t >= v || v is NaN).
+func maxRowsScalar(dst, x []float32, off, step, nrows int) {
+	for i := range dst {
+		t := x[off+i]
+		for j := 1; j < nrows; j++ {
+			if v := x[off+j*step+i]; !(t >= v || v != v) {
+				t = v
+			}
+		}
+		dst[i] = t
+	}
+}
+
+// sumRowsScalar sets dst[i] to the sum of the nrows rows x[off + j·step + i],
+// added in order.
+func sumRowsScalar(dst, x []float32, off, step, nrows int) {
+	for i := range dst {
+		t := x[off+i]
+		for j := 1; j < nrows; j++ {
+			t += x[off+j*step+i]
+		}
+		dst[i] = t
+	}
+}
+
+// sumWindowScalar sets w[i] to x[i] + x[i+dw] + ... + x[i+(KW-1)·dw], added
+// in order.
+func sumWindowScalar(w, x []float32, KW, dw int) {
+	if len(w) == 0 {
+		return
+	}
+	_ = x[len(w)-1+(KW-1)*dw]
+	for i := range w {
+		s := x[i]
+		for kw := 1; kw < KW; kw++ {
+			s += x[i+kw*dw]
+		}
+		w[i] = s
+	}
+}
+
+// divAllScalar divides every element of w by d.
+func divAllScalar(w []float32, d float32) {
+	for i := range w {
+		w[i] /= d
 	}
 }

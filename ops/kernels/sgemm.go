@@ -238,6 +238,10 @@ func SgemmPackedA(pa *PackedA, transB bool, n int, b []float32, ldb int, beta fl
 
 // SgemmPackedB is SgemmEpi with a pre-packed right operand.
 func SgemmPackedB(transA bool, m int, alpha float32, a []float32, lda int, pb *PackedB, beta float32, c []float32, ldc int, ep *Epilogue) {
+	if m <= smallM { // a few rows: stream B once (gemv.go)
+		sgemmSmallM(transA, m, alpha, a, lda, pb, beta, c, ldc, ep)
+		return
+	}
 	sgemm(m, pb.N, pb.K, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{packed: pb}, beta, c, ldc, ep)
 }
 

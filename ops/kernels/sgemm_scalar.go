@@ -49,27 +49,6 @@ func activateSimple(x []float32, act Act, alpha, beta float32) { activateScalar(
 
 func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) { dwRow(y, x, offs, wt, 0, o0, 1) }
 
-// dwRow9S1 is dwRow for nine taps (a 3×3 kernel away from the top and bottom
-// borders) at unit stride, with the taps in locals.
-func dwRow9S1(y, x []float32, offs *[9]int, wt *[9]float32, o0 int) {
-	w0, w1, w2, w3, w4, w5, w6, w7, w8 := wt[0], wt[1], wt[2], wt[3], wt[4], wt[5], wt[6], wt[7], wt[8]
-	o := offs
-	for i := range y {
-		b := o0 + i
-		acc := float32(0) // from +0, like dwRow, so a -0 product sums to +0
-		acc += w0 * x[o[0]+b]
-		acc += w1 * x[o[1]+b]
-		acc += w2 * x[o[2]+b]
-		acc += w3 * x[o[3]+b]
-		acc += w4 * x[o[4]+b]
-		acc += w5 * x[o[5]+b]
-		acc += w6 * x[o[6]+b]
-		acc += w7 * x[o[7]+b]
-		acc += w8 * x[o[8]+b]
-		y[i] = acc
-	}
-}
-
 // copy8 and zero8 move one panel row; spelled out, as Go compiles an array
 // assignment of this size to a memmove call.
 func copy8(d, s *[8]float32) {
@@ -86,14 +65,6 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 	src = src[:len(dst)]
 	for i, v := range src {
 		dst[i] = (v-sub)*mul + add
-	}
-}
-
-// dwPlane9S1 runs dwRow9S1 on the interior [lo, hi) of output rows
-// [r0, r1), whose row r reads x from base0 + (r-r0)·stride.
-func dwPlane9S1(y, x []float32, offs *[9]int, wt *[9]float32, r0, r1, lo, hi, OW, base0, stride int) {
-	for r := r0; r < r1; r++ {
-		dwRow9S1(y[r*OW+lo:r*OW+hi], x, offs, wt, base0+(r-r0)*stride+lo)
 	}
 }
 

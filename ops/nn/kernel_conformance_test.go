@@ -334,12 +334,16 @@ var convCases = []convCase{
 	{name: "depthwise-narrow", n: 1, c: 2, m: 2, group: 2, in: []int{4, 2}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}},
 	{name: "single-channel", n: 2, c: 1, m: 3, group: 1, in: []int{6, 7}, kernel: []int{2, 3}, pads: []int{0, 1, 1, 0}},
 	{name: "grouped", n: 2, c: 8, m: 12, group: 4, in: []int{6, 9}, kernel: []int{3, 2}, pads: []int{1, 0, 0, 1}, bias: true},
-	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true}, // > 1 segment
+	{name: "7x7-s2-stem", n: 1, c: 3, m: 6, group: 1, in: []int{20, 37}, kernel: []int{7, 7}, strides: []int{2, 2}, pads: []int{3, 3, 3, 3}, fuse: true},
+	{name: "11x11-s4-wide", n: 1, c: 3, m: 5, group: 1, in: []int{37, 71}, kernel: []int{11, 11}, strides: []int{4, 4}, pads: []int{2, 5, 2, 5}, bias: true}, // strided im2col: full panels, border runs, panels wrapping rows
+	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true},                           // > 1 segment
 	{name: "winograd", n: 2, c: 33, m: 35, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
 	{name: "winograd-odd-pads", n: 1, c: 32, m: 36, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
 	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "winograd-tall-deep", n: 1, c: 300, m: 37, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
+	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
+	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},
 	{name: "3d", n: 1, c: 3, m: 5, group: 1, in: []int{4, 5, 6}, kernel: []int{2, 3, 2}, strides: []int{1, 2, 1}, pads: []int{1, 0, 1, 0, 1, 1}, bias: true},
 	{name: "float16", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Float16},
 	{name: "float64", n: 1, c: 3, m: 5, group: 1, in: []int{6, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, dtype: tensor.Double},
@@ -655,8 +659,10 @@ func TestKernelConformanceMatMul(t *testing.T) {
 }
 
 // TestKernelConformancePool checks the 2-D float32 pooling kernels against
-// the generic N-D loop (which float64 inputs take), exactly: same taps, same
-// order, same NaN handling (NaNs are sprinkled into the input).
+// the generic N-D loop (which float64 inputs take): MaxPool exactly (same
+// taps, same NaN handling: NaNs are sprinkled into the input), AveragePool
+// within float32 rounding (it sums in float32, column by column, where the
+// generic loop sums in float64; NaN windows agree).
 func TestKernelConformancePool(t *testing.T) {
 	r := rand.New(rand.NewSource(24))
 	cases := []attrs{
@@ -667,27 +673,44 @@ func TestKernelConformancePool(t *testing.T) {
 		{"kernel_shape": []int{2, 3}, "strides": []int{3, 2}, "dilations": []int{2, 2}, "pads": []int{0, 2, 1, 1}, "ceil_mode": 1, "count_include_pad": 1},
 		{"kernel_shape": []int{5, 5}, "auto_pad": "SAME_UPPER", "strides": []int{2, 3}},
 		{"kernel_shape": []int{4, 4}, "pads": []int{3, 3, 3, 3}, "strides": []int{3, 3}},
+		// Strides 2 to 5 across wide rows: MaxPool's vectorised window scan
+		// with every sw-th kept (sw ≤ 4 in the SIMD build), and past it.
+		{"kernel_shape": []int{3, 3}, "strides": []int{2, 2}, "pads": []int{1, 1, 1, 1}},
+		{"kernel_shape": []int{2, 5}, "strides": []int{1, 3}, "dilations": []int{1, 2}, "pads": []int{0, 1, 1, 2}},
+		{"kernel_shape": []int{3, 4}, "strides": []int{2, 4}, "ceil_mode": 1},
+		{"kernel_shape": []int{1, 3}, "strides": []int{1, 5}, "pads": []int{0, 1, 0, 1}},
 	}
 	for i, at := range cases {
 		for _, opType := range []string{"MaxPool", "AveragePool"} {
-			t.Run(fmt.Sprint(opType, i), func(t *testing.T) {
-				x := kt(r, tensor.Float, 2, 3, 11, 13)
-				xd := x.F32()
-				for j := 0; j < len(xd)/8; j++ {
-					xd[r.Intn(len(xd))] = float32(math.NaN())
-				}
-				x64 := tensor.New(tensor.Double, x.Shape()...)
-				for j, v := range xd {
-					x64.F64()[j] = float64(v)
-				}
-				got := kspec{opType: opType, opset: 22, at: at}.run(t, x)
-				want := kspec{opType: opType, opset: 22, at: at}.run(t, x64)
-				w32 := tensor.New(tensor.Float, want.Shape()...)
-				for j, v := range want.F64() {
-					w32.F32()[j] = float32(v)
-				}
-				sameBits(t, got, w32)
-			})
+			for _, shape := range [][]int{{2, 3, 11, 13}, {1, 2, 7, 45}} {
+				t.Run(fmt.Sprint(opType, i, shape), func(t *testing.T) {
+					x := kt(r, tensor.Float, shape...)
+					xd := x.F32()
+					for j := 0; j < len(xd)/8; j++ {
+						xd[r.Intn(len(xd))] = float32(math.NaN())
+					}
+					x64 := tensor.New(tensor.Double, x.Shape()...)
+					for j, v := range xd {
+						x64.F64()[j] = float64(v)
+					}
+					got := kspec{opType: opType, opset: 22, at: at}.run(t, x)
+					want := kspec{opType: opType, opset: 22, at: at}.run(t, x64)
+					w32 := tensor.New(tensor.Float, want.Shape()...)
+					for j, v := range want.F64() {
+						w32.F32()[j] = float32(v)
+					}
+					if opType == "MaxPool" {
+						sameBits(t, got, w32)
+						return
+					}
+					g, w := got.F32(), w32.F32()
+					for j := range w {
+						if d := math.Abs(float64(g[j]) - float64(w[j])); !(d <= 1e-6*(1+math.Abs(float64(w[j])))) && !(g[j] != g[j] && w[j] != w[j]) {
+							t.Fatalf("element %d: %v, want %v", j, g[j], w[j])
+						}
+					}
+				})
+			}
 		}
 	}
 }
@@ -709,7 +732,34 @@ func TestKernelConformanceBatchNorm(t *testing.T) {
 		ch := i / (h * w) % c
 		want.add(i, sd[ch]*(xd[i]-md[ch])/math.Sqrt(vd[ch]+1e-5)+bd[ch])
 	}
-	want.check(t, kspec{opType: "BatchNormalization", opset: 15}.run(t, x, scale, bias, mean, vr))
+	// Every activation fused (a residual is refused), against the reference
+	// and the separate ops; parameters given at run time and constant.
+	var acts []*op.Fusion
+	for _, f := range testFusions {
+		if !f.Residual {
+			acts = append(acts, f)
+		}
+	}
+	checkKernel(t, kspec{opType: "BatchNormalization", opset: 15}, []*tensor.Tensor{x, scale, bias, mean, vr}, 1, want, acts)
+	// float16 storage: the activation as a separate pass, rounded between.
+	var in16 []*tensor.Tensor
+	for _, p := range []*tensor.Tensor{x, scale, bias, mean, vr} {
+		p16 := tensor.New(tensor.Float16, p.Shape()...)
+		copy(p16.F32(), p.F32())
+		tensor.RoundTo(tensor.Float16, p16.F32())
+		in16 = append(in16, p16)
+	}
+	y16 := kspec{opType: "BatchNormalization", opset: 15}.run(t, in16...)
+	for _, f := range acts {
+		got := kspec{opType: "BatchNormalization", opset: 15, fused: f}.run(t, in16...)
+		sameBits(t, got, unfused(t, y16, f, nil))
+	}
+	res := op.Default.Resolve("", "BatchNormalization", 15)
+	node := &op.Node{Name: "bn", OpType: "BatchNormalization", Version: res.Version, Opset: 15, Outputs: []string{"y"},
+		Inputs: []string{"x", "s", "b", "m", "v", "r"}, Fused: &op.Fusion{Activation: op.ActRelu, Residual: true}}
+	if _, err := res.Builder(node); err == nil {
+		t.Error("BatchNormalization accepted a fused residual")
+	}
 }
 
 // TestKernelConcurrentRuns runs kernels built once (weights pre-packed)

@@ -71,7 +71,16 @@ func buildBatchNorm(n *op.Node) (any, error) {
 	if n.Version < 14 {
 		training = n.HasOutput(1) || n.HasOutput(2) || n.HasOutput(3) || n.HasOutput(4)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	// A fused activation (DenseNet's BatchNormalization → Relu) runs on each
+	// plane as it is computed; a residual is not taken.
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil && f.residual {
+		return nil, n.Errorf("BatchNormalization fuses no residual")
+	}
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
 		}
@@ -100,11 +109,18 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			// channel, y = (x - mean)·(scale/√(var+ε)) + B, the factor
 			// worked out in float64.
 			xd, yd := x.F32(), y.F32()
+			inLoop := f.inLoop(x.DType()) && f.act != kernels.ActNone
 			for nn := 0; nn < N; nn++ {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
 					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
+					if inLoop {
+						kernels.Activate(yd[o:o+inner], f.act, f.alpha, f.beta)
+					}
 				}
+			}
+			if !inLoop {
+				f.applySeparately(y, nil)
 			}
 			return []*tensor.Tensor{y}, nil
 		}
@@ -156,6 +172,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 				}
 			}
 		}
+		f.applySeparately(y, nil)
 		out := []*tensor.Tensor{y}
 		if !training {
 			return out, nil
@@ -177,7 +194,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			out = append(out, sm, sv)
 		}
 		return out[:min(len(out), len(n.Outputs))], nil
-	}), nil
+	})}, nil
 }
 
 func buildInstanceNorm(n *op.Node) (any, error) {
@@ -540,13 +557,20 @@ func buildLRN(n *op.Node) (any, error) {
 	}), nil
 }
 
-// lrnF32 is LRN over float32 storage (float32, float16, bfloat16), with the
-// same float64 arithmetic as the generic loop (squares summed over the
-// channel window in ascending order, then x / (bias + k·sum)^beta), but
-// plane by plane instead of element by element, and with beta = 0.75 (the
-// default, AlexNet's and GoogLeNet's) as √b·√√b instead of math.Pow, which
-// dominated AlexNet's run time in wasm.
+// lrnF32 is LRN over float32 storage (float32, float16, bfloat16). With
+// beta = 0.75 (the default, AlexNet's and GoogLeNet's) it runs the float32
+// kernel (vectorised in the SIMD build: the float64 loop and its math.Pow
+// dominated AlexNet's LRN in wasm); otherwise it computes as the generic
+// loop does, in float64 (squares summed over the channel window in
+// ascending order, then x / (bias + k·sum)^beta), plane by plane.
 func lrnF32(y, x []float32, N, C, inner, lo, hi int, bias, k, beta float64) {
+	if beta == 0.75 {
+		for n := 0; n < N; n++ {
+			img := x[n*C*inner : (n+1)*C*inner]
+			kernels.LRN075(y[n*C*inner:(n+1)*C*inner], img, C, inner, lo, hi, float32(bias), float32(k))
+		}
+		return
+	}
 	sum := make([]float64, inner)
 	for n := 0; n < N; n++ {
 		for c := 0; c < C; c++ {
@@ -560,14 +584,6 @@ func lrnF32(y, x []float32, N, C, inner, lo, hi int, bias, k, beta float64) {
 			}
 			base := (n*C + c) * inner
 			xs, ys := x[base:base+inner], y[base:base+inner]
-			if beta == 0.75 {
-				for s, v := range xs {
-					b := bias + k*sum[s]
-					r := math.Sqrt(b)
-					ys[s] = float32(float64(v) / (r * math.Sqrt(r)))
-				}
-				continue
-			}
 			for s, v := range xs {
 				ys[s] = float32(float64(v) / math.Pow(bias+k*sum[s], beta))
 			}

@@ -126,16 +126,12 @@ func buildPool(kind poolKind) op.Builder {
 }
 
 // pool2D is the float32 fast path for 2-D MaxPool (without Indices) and
-// AveragePool, plane by plane.
+// AveragePool.
 func pool2D(x, y []float32, planes int, g *kernels.ConvGeom, padsEnd []int, p *poolAttrs) {
-	is, os := g.InSize(), g.OutSize()
-	for pl := 0; pl < planes; pl++ {
-		xp, yp := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
-		if p.kind == poolMax {
-			kernels.MaxPool2D(xp, yp, g)
-		} else {
-			kernels.AvgPool2D(xp, yp, g, padsEnd, p.includePad)
-		}
+	if p.kind == poolMax {
+		kernels.MaxPool2D(x, y, planes, g)
+	} else {
+		kernels.AvgPool2D(x, y, planes, g, padsEnd, p.includePad)
 	}
 }
 

@@ -192,6 +192,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 		c.removeCastPairs(w, &rep)
 		c.matMulAddToGemm(w, &rep)
 		c.foldBatchNorm(w, &rep)
+		c.foldIntoBatchNorm(w, &rep)
 		c.fuseActivations(w, &rep)
 		c.removeDead(w, &rep)
 	}

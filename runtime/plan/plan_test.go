@@ -188,6 +188,95 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want Conv+Add+Relu", rep.Fused)
 			}
 		}, 1e-6},
+		{"Conv + residual Sum + Relu fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Sum", []string{"c", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want Conv+Sum+Relu", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + residual computed after it fused", func(m *tm.Model) {
+			// ResNet's projection shortcut: the Sum's other input comes
+			// from a Conv listed after the one fused.
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Init("w2", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Conv", []string{"x", "w2"}, []string{"d"})
+			m.Node("Sum", []string{"c", "d"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") {
+				t.Errorf("fused %v, want Conv+Sum+Relu", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + three-input Sum not fused", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"})
+			m.Node("Sum", []string{"c", "x", "x"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 0 {
+				t.Errorf("fused %v, want nothing", rep.Fused)
+			}
+		}, 1e-6},
+		{"Conv + residual Sum of two + Relu fused, Sum of three kept", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 3, 3))
+			m.Init("b", randTensor(r, 3))
+			m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Sum", []string{"c", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"r"})
+			m.Node("Conv", []string{"r", "w"}, []string{"c2"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Sum", []string{"c2", "x", "r"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Sum") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want Conv+Sum+Relu only", rep.Fused)
+			}
+		}, 1e-6},
+		{"per-channel Mul and Add folded into a BatchNormalization fed by no Conv, the Relu fused", func(m *tm.Model) {
+			m.Init("scale", randTensor(r, 3))
+			m.Init("shift", randTensor(r, 3))
+			m.Init("mean", randTensor(r, 3))
+			m.Init("var", tensor.Of([]int{3}, []float32{0.5, 1, 2}))
+			m.Init("k", randTensor(r, 3, 1, 1))
+			m.Init("d", randTensor(r, 1, 3, 1, 1))
+			m.Node("BatchNormalization", []string{"x", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("Mul", []string{"k", "bn"}, []string{"mul"})
+			m.Node("Add", []string{"mul", "d"}, []string{"add"})
+			m.Node("Relu", []string{"add"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "folded into the BatchNormalization") || !strings.Contains(rep.Fused[1], "Relu") {
+				t.Errorf("fused %v, want the Mul and Add folded into the BatchNormalization, then its Relu fused", rep.Fused)
+			}
+		}, 1e-5},
+		{"BatchNormalization + LeakyRelu fused, BatchNormalization + residual Add kept apart", func(m *tm.Model) {
+			m.Init("scale", randTensor(r, 3))
+			m.Init("shift", randTensor(r, 3))
+			m.Init("mean", randTensor(r, 3))
+			m.Init("var", tensor.Of([]int{3}, []float32{0.5, 1, 2}))
+			m.Node("BatchNormalization", []string{"x", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("LeakyRelu", []string{"bn"}, []string{"l"}, tm.Float("alpha", 0.2))
+			m.Node("BatchNormalization", []string{"l", "scale", "shift", "mean", "var"}, []string{"bn2"})
+			m.Node("Add", []string{"bn2", "x"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "LeakyRelu") {
+				t.Errorf("fused %v, want only BatchNormalization+LeakyRelu", rep.Fused)
+			}
+		}, 0},
+		{"Add of two Convs: the first fused, running where the Add was", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 3, 3, 3, 3))
+			m.Init("w1", randTensor(r, 3, 3, 1, 1))
+			m.Node("Conv", []string{"x", "w"}, []string{"main"}, tm.Ints("pads", 1, 1, 1, 1))
+			m.Node("Conv", []string{"x", "w1"}, []string{"short"})
+			m.Node("Add", []string{"main", "short"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "Add") || !strings.Contains(rep.Fused[0], "Relu") {
+				t.Errorf("fused %v, want one Conv+Add+Relu", rep.Fused)
+			}
+		}, 1e-6},
 		{"Conv + LeakyRelu and MatMul + HardSigmoid fused", func(m *tm.Model) {
 			m.Init("w", randTensor(r, 4, 3, 2, 2))
 			m.Node("Conv", []string{"x", "w"}, []string{"c"})
@@ -237,6 +326,30 @@ func TestRewrites(t *testing.T) {
 		}, func(t *testing.T, rep plan.Report) {
 			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "BatchNormalization") {
 				t.Errorf("fused %v, want the BatchNormalization folded", rep.Fused)
+			}
+		}, 1e-5},
+		{"Conv, BatchNormalization, per-channel Mul and Add folded, Relu fused; a Mul by a plane kept", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Init("scale", randTensor(r, 4))
+			m.Init("shift", randTensor(r, 4))
+			m.Init("mean", randTensor(r, 4))
+			m.Init("var", tensor.Of([]int{4}, []float32{0.5, 1, 2, 0.25}))
+			m.Init("k", randTensor(r, 4, 1, 1))
+			m.Init("d", randTensor(r, 1, 4, 1, 1))
+			m.Init("one", tensor.Of([]int{1}, []float32{-1.5}))
+			m.Init("w2", randTensor(r, 4, 4, 1, 1))
+			m.Init("plane", randTensor(r, 5, 7))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"bn"})
+			m.Node("Mul", []string{"bn", "k"}, []string{"mul"})
+			m.Node("Add", []string{"d", "mul"}, []string{"add"})
+			m.Node("Mul", []string{"add", "one"}, []string{"neg"})
+			m.Node("Relu", []string{"neg"}, []string{"r"})
+			m.Node("Conv", []string{"r", "w2"}, []string{"c2"})
+			m.Node("Mul", []string{"c2", "plane"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "(Mul)+") || !strings.Contains(rep.Fused[0], "(Add)") || !strings.Contains(rep.Fused[1], "Relu") {
+				t.Errorf("fused %v, want BatchNormalization, Mul, Add and Mul folded, then Relu fused", rep.Fused)
 			}
 		}, 1e-5},
 	}

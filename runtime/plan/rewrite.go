@@ -14,9 +14,11 @@ import (
 
 // The rewrites. Each keeps results identical to the graph as written
 // (folding, dead and no-op removal, activation fusion: the same float32
-// operations in the same order) except BatchNormalization folding, which
-// changes rounding (weights are rescaled once in float64 instead of the
-// output per element): within the node suite's tolerances.
+// operations in the same order) except the folding of per-channel affine
+// ops (BatchNormalization, Mul and Add by constants) into a Conv's weights
+// or a BatchNormalization's parameters, which changes rounding (parameters
+// are rescaled once in float64 instead of the output per element): within
+// the node suite's tolerances.
 
 // removeDead drops nodes whose outputs nothing needs.
 func (c *compiler) removeDead(w *workGraph, rep *Report) {
@@ -201,9 +203,12 @@ func (c *compiler) isNoOp(w *workGraph, n *graph.Node) bool {
 	return false
 }
 
-// foldBatchNorm folds an inference BatchNormalization into the Conv that
-// feeds it: W'[m] = W[m]·s[m], B'[m] = (B[m] − mean[m])·s[m] + bias[m] with
-// s = scale/√(var+ε), computed in float64 and rounded once.
+// foldBatchNorm folds into the Conv that feeds it the per-channel affine
+// ops that follow it: an inference BatchNormalization, and a Mul or an Add
+// by a constant holding one value per output channel (or one in all), as
+// Inception v2 writes its scale and shift after the BatchNormalization. The
+// chain composes to y = conv·S + T per channel, and W'[m] = W[m]·S[m],
+// B'[m] = B[m]·S[m] + T[m], computed in float64 and rounded once.
 func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
 	idx := w.index()
@@ -224,16 +229,33 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 				continue
 			}
 		}
-		bn := w.soleReader(idx, conv.Outputs[0])
-		if bn == nil || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Inputs[0] != conv.Outputs[0] {
-			continue
-		}
-		s, shift, ok := bnAffine(w, bn)
-		if !ok {
-			continue
-		}
 		M := wt.Shape()[0]
-		if len(s) != M || (bias != nil && bias.Len() != M) {
+		if bias != nil && bias.Len() != M {
+			continue
+		}
+		S, T := make([]float64, M), make([]float64, M)
+		for m := range S {
+			S[m] = 1
+		}
+		var folded []*graph.Node
+		out := conv.Outputs[0]
+		for {
+			next := w.soleReader(idx, out)
+			if next == nil || drop[next] {
+				break
+			}
+			s, shift, ok := channelAffine(w, next, out, M, wt.Rank())
+			if !ok {
+				break
+			}
+			for m := range S {
+				S[m] *= s[m]
+				T[m] = T[m]*s[m] + shift[m]
+			}
+			folded = append(folded, next)
+			out = next.Outputs[0]
+		}
+		if len(folded) == 0 {
 			continue
 		}
 		per := wt.Len() / M
@@ -248,12 +270,12 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		nb := tensor.New(tensor.Float, M)
 		nbd := nb.F32()
 		for m := 0; m < M; m++ {
-			scaleRow(nwd[m*per:(m+1)*per], wd[m*per:(m+1)*per], s[m])
+			scaleRow(nwd[m*per:(m+1)*per], wd[m*per:(m+1)*per], S[m])
 			b := 0.0
 			if bias != nil {
 				b = float64(bias.F32()[m])
 			}
-			nbd[m] = float32(b*s[m] + shift[m])
+			nbd[m] = float32(b*S[m] + T[m])
 		}
 		wName, bName := w.freshName(conv.Name+"/W_bn"), w.freshName(conv.Name+"/B_bn")
 		w.consts[wName], w.consts[bName] = nw, nb
@@ -261,19 +283,23 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		rep.FoldedBytes += int64(4 * (nw.Len() + nb.Len()))
 		merged := *conv
 		merged.Inputs = []string{conv.Inputs[0], wName, bName}
-		merged.Outputs = []string{bn.Outputs[0]}
+		merged.Outputs = []string{out}
 		merged.Reads = replaceUnique(append([]string{wName, bName}, conv.Inputs[0]), "", "")
 		w.replace(conv, &merged)
 		// The old weights and bias are garbage now unless something else
-		// reads them (the BatchNormalization's parameters go with it in
+		// reads them (the folded ops' parameters go with them in
 		// dropUnreadConsts).
 		for _, old := range conv.Inputs[1:] {
 			if old != "" && w.soleReader(idx, old) == conv {
 				w.dropConst(old)
 			}
 		}
-		drop[bn] = true
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (BatchNormalization folded into the weights)", conv.Name, bn.Name))
+		names := []string{conv.Name}
+		for _, n := range folded {
+			drop[n] = true
+			names = append(names, n.Name+" ("+n.OpType+")")
+		}
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the weights)", strings.Join(names, "+")))
 	}
 	w.remove(drop)
 }
@@ -290,6 +316,131 @@ func scaleRow(dst, src []float32, s float64) {
 	for i, v := range src {
 		dst[i] = float32(float64(v) * s)
 	}
+}
+
+// foldIntoBatchNorm folds into a BatchNormalization that no Conv feeds
+// (DenseNet's pre-activation, after a Concat) the per-channel Mul and Add
+// by constants that follow it, as foldBatchNorm folds them into a Conv: the
+// chain is BN(x)·S + T per channel, a BatchNormalization with scale·S and
+// bias·S + T (computed in float64, rounded once). One pass over the tensor
+// instead of one per op.
+func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
+	drop := map[*graph.Node]bool{}
+	idx := w.index()
+	for _, bn := range w.nodes {
+		if drop[bn] || bn.OpType != "BatchNormalization" || bn.Domain != "" || bn.Builder == nil || bn.Fused != nil {
+			continue
+		}
+		if _, _, ok := bnAffine(w, bn); !ok {
+			continue
+		}
+		shape, ok := w.shapeOf(bn.Outputs[0])
+		scale, bias := w.constTensor(bn.Inputs[1]), w.constTensor(bn.Inputs[2])
+		if !ok || len(shape) < 2 || scale == nil || bias == nil || scale.Len() != bias.Len() {
+			continue
+		}
+		C := scale.Len()
+		S, T := make([]float64, C), make([]float64, C)
+		for m := range S {
+			S[m] = 1
+		}
+		var folded []*graph.Node
+		out := bn.Outputs[0]
+		for {
+			next := w.soleReader(idx, out)
+			if next == nil || drop[next] || next.OpType == "BatchNormalization" {
+				break
+			}
+			s, shift, ok := channelAffine(w, next, out, C, len(shape))
+			if !ok {
+				break
+			}
+			for m := range S {
+				S[m] *= s[m]
+				T[m] = T[m]*s[m] + shift[m]
+			}
+			folded = append(folded, next)
+			out = next.Outputs[0]
+		}
+		if len(folded) == 0 {
+			continue
+		}
+		ns, nb := tensor.New(tensor.Float, C), tensor.New(tensor.Float, C)
+		for m := 0; m < C; m++ {
+			ns.F32()[m] = float32(float64(scale.F32()[m]) * S[m])
+			nb.F32()[m] = float32(float64(bias.F32()[m])*S[m] + T[m])
+		}
+		sName, bName := w.freshName(bn.Name+"/scale_folded"), w.freshName(bn.Name+"/B_folded")
+		w.consts[sName], w.consts[bName] = ns, nb
+		w.foldedSet[ns], w.foldedSet[nb] = true, true
+		rep.FoldedBytes += int64(4 * 2 * C)
+		merged := *bn
+		merged.Inputs = append([]string{bn.Inputs[0], sName, bName}, bn.Inputs[3:]...)
+		merged.Outputs = []string{out}
+		merged.Reads = replaceUnique(slices.Clone(merged.Inputs), "", "")
+		w.replace(bn, &merged)
+		names := []string{bn.Name}
+		for _, n := range folded {
+			drop[n] = true
+			names = append(names, n.Name+" ("+n.OpType+")")
+		}
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the BatchNormalization)", strings.Join(names, "+")))
+	}
+	w.remove(drop)
+}
+
+// channelAffine returns per-channel s and shift with n(x) = x·s + shift,
+// when n applies to x (the output of a Conv with M channels and rank dims)
+// an inference BatchNormalization with constant parameters, or a Mul or an
+// Add whose other operand is a float32 constant of one value per channel
+// (dims all 1 but the channel's, right-aligned as broadcasting aligns them)
+// or a single value.
+func channelAffine(w *workGraph, n *graph.Node, x string, M, rank int) (s, shift []float64, ok bool) {
+	if n.Domain != "" || n.Builder == nil || len(n.Outputs) != 1 {
+		return nil, nil, false
+	}
+	switch n.OpType {
+	case "BatchNormalization":
+		if n.Inputs[0] != x {
+			return nil, nil, false
+		}
+		s, shift, ok = bnAffine(w, n)
+		return s, shift, ok && len(s) == M
+	case "Mul", "Add":
+		if len(n.Inputs) != 2 || n.Version < 7 {
+			return nil, nil, false
+		}
+		other := n.Inputs[0]
+		if other == x {
+			other = n.Inputs[1]
+		}
+		k := w.constTensor(other)
+		if other == x || k == nil || k.DType() != tensor.Float || k.Rank() > rank {
+			return nil, nil, false
+		}
+		// Dim d of k aligns with dim d + rank − k.Rank() of x; the channel
+		// dim of x is 1.
+		for d, v := range k.Shape() {
+			if v != 1 && (d+rank-k.Rank() != 1 || v != M) {
+				return nil, nil, false
+			}
+		}
+		s, shift = make([]float64, M), make([]float64, M)
+		kd := k.F32()
+		for m := range s {
+			v := float64(kd[0])
+			if len(kd) == M {
+				v = float64(kd[m])
+			}
+			if n.OpType == "Mul" {
+				s[m] = v
+			} else {
+				s[m], shift[m] = 1, v
+			}
+		}
+		return s, shift, true
+	}
+	return nil, nil, false
 }
 
 // bnAffine returns per-channel s and shift with BN(x) = x·s + shift, when
@@ -331,22 +482,25 @@ func bnAffine(w *workGraph, bn *graph.Node) (s, shift []float64, ok bool) {
 }
 
 // fusable are the ops whose kernels take an epilogue (op.Fusion).
-var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true}
+// (BatchNormalization takes an activation but no residual: its builder
+// refuses one, which keeps such nodes apart.)
+var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true, "BatchNormalization": true}
 
 // weightInput is the input whose dtype decides whether a fusion applies
 // (the epilogues are float32).
-var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1}
+var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 0}
 
 // fullInputs is the op's input count before an appended residual.
-var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2}
+var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2, "BatchNormalization": 5}
 
-// fuseActivations merges into a Conv/Gemm/MatMul the residual Add and the
-// activation that follow it (either or both), when the kernel says it
+// fuseActivations merges into a Conv/Gemm/MatMul the residual Add (or
+// two-input Sum) and the activation that follow it (either or both), when the kernel says it
 // applies the fusion (op.FusingKernel). A residual must have the output's
 // exact shape, as inferred; it becomes the node's last input, after the
 // op's optional inputs (padded with "").
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
+	taken := map[*graph.Node]bool{} // nodes already absorbed by a fusion
 	idx := w.index()
 	for _, p := range w.nodes {
 		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 || len(p.Inputs) > fullInputs[p.OpType] {
@@ -358,9 +512,10 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		f := &op.Fusion{}
 		merged := *p
 		var absorbed []*graph.Node
+		at := p // the node whose position the merged one takes
 		out := p.Outputs[0]
 		next := w.soleReader(idx, out)
-		if add := next; add != nil && add.OpType == "Add" && add.Domain == "" && add.Version >= 7 && add.Builder != nil && len(add.Inputs) == 2 {
+		if add := next; add != nil && !taken[add] && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
 				other = add.Inputs[1]
@@ -371,11 +526,14 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 				merged.Inputs = append(merged.Inputs, other)
 				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
 				absorbed = append(absorbed, add)
+				// The residual may be computed after p (a shortcut branch
+				// listed second): the merged node runs where the Add did.
+				at = add
 				out = add.Outputs[0]
 				next = w.soleReader(idx, out)
 			}
 		}
-		if act := next; act != nil && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
+		if act := next; act != nil && !taken[act] && act.Builder != nil && act.Domain == "" && len(act.Outputs) == 1 && act.Inputs[0] == out {
 			if a, ok := activation(w, act); ok {
 				f.Activation, f.Alpha, f.Beta = a.Activation, a.Alpha, a.Beta
 				absorbed = append(absorbed, act)
@@ -395,13 +553,27 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if !c.kernelFuses(w, &merged) {
 			continue
 		}
-		w.replace(p, &merged)
-		for _, n := range absorbed {
-			drop[n] = true
+		w.replace(at, &merged)
+		for _, n := range append(absorbed, p) {
+			drop[n] = n != at
+			taken[n] = true
+		}
+		if at != p {
+			drop[p] = true
 		}
 		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
 	}
 	w.remove(drop)
+}
+
+// residualAdd reports whether n adds two tensors: an Add (version 7 on,
+// which broadcasts like the residual check expects) or a two-input Sum, which
+// computes the same a + b (ShuffleNet's Caffe2 export writes residuals so).
+func residualAdd(n *graph.Node) bool {
+	if n.Domain != "" || n.Builder == nil || len(n.Inputs) != 2 {
+		return false
+	}
+	return n.OpType == "Add" && n.Version >= 7 || n.OpType == "Sum" && n.Version >= 6
 }
 
 // kernelFuses builds the merged node's kernel to ask whether it applies

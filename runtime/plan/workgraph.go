@@ -209,6 +209,17 @@ func (w *workGraph) remove(drop map[*graph.Node]bool) {
 	w.nodes = slices.DeleteFunc(w.nodes, func(n *graph.Node) bool { return drop[n] })
 }
 
+// producedAfter reports whether the node computing name comes after n.
+func (w *workGraph) producedAfter(name string, n *graph.Node) bool {
+	at := slices.Index(w.nodes, n)
+	for i, x := range w.nodes {
+		if slices.Contains(x.Outputs, name) {
+			return i > at
+		}
+	}
+	return false
+}
+
 // replace puts n in old's position.
 func (w *workGraph) replace(old, n *graph.Node) {
 	for i, x := range w.nodes {

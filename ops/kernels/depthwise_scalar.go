@@ -1,0 +1,38 @@
+//go:build !(wasm && goexperiment.simd)
+
+package kernels
+
+// dwRows9 is dwRows for a 3×3 kernel.
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
+	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
+}
+
+// dwRows computes the depthwise output plane y (OH×OW) from the padded plane
+// buf (see dwRowsRef).
+func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
+	dwRowsRef(y, buf, OH, OW, rowStep, offs, wt, bias)
+}
+
+// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e).
+func deinterleave2(e, o, s []float32) {
+	o, s = o[:len(e)], s[:2*len(e)]
+	for j := range e {
+		e[j], o[j] = s[2*j], s[2*j+1]
+	}
+}
+
+// copyRow is copy(d, s) for a padded row.
+func copyRow(d, s []float32) { copy(d, s) }
+
+// dwRows25 is dwRows for a 5×5 kernel.
+func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]float32, bias float32) {
+	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
+}
+
+// gatherPanel sets row p of the NR-wide panel to src[offs[p]:offs[p]+NR];
+// no offset exceeds maxOff.
+func gatherPanel(panel, src []float32, offs []int, maxOff int) {
+	for p, off := range offs {
+		copy8((*[NR]float32)(panel[p*NR:p*NR+NR]), (*[NR]float32)(src[off:off+NR]))
+	}
+}

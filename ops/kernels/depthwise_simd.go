@@ -1,0 +1,235 @@
+//go:build wasm && goexperiment.simd
+
+package kernels
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The depthwise row kernels, four outputs per vector (dwRowsRef is their
+// definition; the taps are added in the same order, so every lane rounds
+// as the scalar loop does). The caller has checked the highest addresses
+// read and written: loads go through unsafe pointers. A row whose width is
+// not a multiple of four ends with a whole vector computed and only its
+// valid lanes stored (its extra lanes read the padded plane's overrun).
+
+// dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers
+// (each output's taps still added in (kh, kw) order).
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
+	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	bv := archsimd.BroadcastFloat32x4(bias)
+	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
+	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
+	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
+	// Kernel rows start at e0, e1, e2; taps within a row at +d1, +d2.
+	e0, e1, e2 := uintptr(offs[0])*4, uintptr(offs[3])*4, uintptr(offs[6])*4
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	full, end := uintptr(OW&^3)*4, uintptr(OW)*4
+	oh := 0
+	if e1-e0 == uintptr(rowStep)*4 && e2-e1 == e1-e0 {
+		// Unit stride and dilation down the rows: output rows oh and oh+1
+		// share two input rows, loaded once for both.
+		for ; oh+1 < OH; oh += 2 {
+			p0 := unsafe.Add(px, oh*rowStep*4+int(e0))
+			p1, p2, p3 := unsafe.Add(p0, e1-e0), unsafe.Add(p0, e2-e0), unsafe.Add(p0, 3*(e1-e0))
+			q := unsafe.Add(py, oh*OW*4)
+			for o := uintptr(0); o < end; o += 16 {
+				x0, x1, x2 := ld4(p0, o), ld4(p0, o+d1), ld4(p0, o+d2)
+				a := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
+				x0, x1, x2 = ld4(p1, o), ld4(p1, o+d1), ld4(p1, o+d2)
+				a = a.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
+				b := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
+				x0, x1, x2 = ld4(p2, o), ld4(p2, o+d1), ld4(p2, o+d2)
+				a = a.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
+				b = b.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
+				x0, x1, x2 = ld4(p3, o), ld4(p3, o+d1), ld4(p3, o+d2)
+				b = b.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
+				if o < full {
+					st4(a, q, o)
+					st4(b, q, o+uintptr(OW)*4)
+				} else {
+					a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
+					b.StorePart(y[(oh+1)*OW+int(o/4) : (oh+2)*OW])
+				}
+			}
+		}
+	}
+	for ; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		p0, p1, p2 := unsafe.Add(p, e0), unsafe.Add(p, e1), unsafe.Add(p, e2)
+		q := unsafe.Add(py, oh*OW*4)
+		for o := uintptr(0); o < end; o += 16 {
+			a := w0.Mul(ld4(p0, o))
+			a = a.Add(w1.Mul(ld4(p0, o+d1)))
+			a = a.Add(w2.Mul(ld4(p0, o+d2)))
+			a = a.Add(w3.Mul(ld4(p1, o)))
+			a = a.Add(w4.Mul(ld4(p1, o+d1)))
+			a = a.Add(w5.Mul(ld4(p1, o+d2)))
+			a = a.Add(w6.Mul(ld4(p2, o)))
+			a = a.Add(w7.Mul(ld4(p2, o+d1)))
+			a = a.Add(w8.Mul(ld4(p2, o+d2))).Add(bv)
+			if o < full {
+				st4(a, q, o)
+			} else {
+				a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
+			}
+		}
+	}
+}
+
+// dwRows computes the depthwise output plane y (OH×OW) from the padded plane
+// buf (see dwRowsRef), eight outputs at a time (the taps' weights splatted
+// once for both vectors), the second vector of the last eight possibly
+// partial, then four.
+func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bias float32) {
+	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
+	bv := archsimd.BroadcastFloat32x4(bias)
+	wt = wt[:len(offs)]
+	for oh := 0; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		q := unsafe.Add(py, oh*OW*4)
+		i := 0
+		for ; i+4 < OW; i += 8 {
+			o := uintptr(i) * 4
+			w := archsimd.BroadcastFloat32x4(wt[0])
+			pt := unsafe.Add(p, offs[0]*4)
+			a0, a1 := w.Mul(ld4(pt, o)), w.Mul(ld4(pt, o+16))
+			for t := 1; t < len(offs); t++ {
+				w := archsimd.BroadcastFloat32x4(wt[t])
+				pt := unsafe.Add(p, offs[t]*4)
+				a0 = a0.Add(w.Mul(ld4(pt, o)))
+				a1 = a1.Add(w.Mul(ld4(pt, o+16)))
+			}
+			st4(a0.Add(bv), q, o)
+			if i+8 <= OW {
+				st4(a1.Add(bv), q, o+16)
+			} else {
+				a1.Add(bv).StorePart(y[oh*OW+i+4 : (oh+1)*OW])
+			}
+		}
+		if i < OW {
+			o := uintptr(i) * 4
+			a := archsimd.BroadcastFloat32x4(wt[0]).Mul(ld4(unsafe.Add(p, offs[0]*4), o))
+			for t := 1; t < len(offs); t++ {
+				a = a.Add(archsimd.BroadcastFloat32x4(wt[t]).Mul(ld4(unsafe.Add(p, offs[t]*4), o)))
+			}
+			a = a.Add(bv)
+			if i+4 <= OW {
+				st4(a, q, o)
+			} else {
+				a.StorePart(y[oh*OW+i : (oh+1)*OW])
+			}
+		}
+	}
+}
+
+// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e), four
+// of each from two vectors by lane moves (WebAssembly SIMD has no
+// deinterleaving load, and archsimd no shuffle for it).
+func deinterleave2(e, o, s []float32) {
+	n := len(e)
+	o, s = o[:n], s[:2*n]
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		a := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j : 2*j+4]))
+		b := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j+4 : 2*j+8]))
+		a.SetElem(1, a.GetElem(2)).SetElem(2, b.GetElem(0)).SetElem(3, b.GetElem(2)).StoreArray((*[4]float32)(e[j : j+4]))
+		b.SetElem(0, a.GetElem(1)).SetElem(1, a.GetElem(3)).SetElem(2, b.GetElem(1)).StoreArray((*[4]float32)(o[j : j+4]))
+	}
+	for ; j < n; j++ {
+		e[j], o[j] = s[2*j], s[2*j+1]
+	}
+}
+
+// copyRow is copy(d, s) for a padded row, four floats at a time: rows are
+// often only a few floats long, where the call to memmove costs more.
+func copyRow(d, s []float32) {
+	n := len(d)
+	s = s[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		archsimd.LoadFloat32x4Array((*[4]float32)(s[i : i+4])).StoreArray((*[4]float32)(d[i : i+4]))
+	}
+	for ; i < n; i++ {
+		d[i] = s[i]
+	}
+}
+
+// dwRows25 is dwRows for a 5×5 kernel: the weights splatted once per plane,
+// the five taps of a kernel row at fixed distances from the row's first,
+// eight outputs at a time (the second vector of the last eight possibly
+// partial), then four.
+func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]float32, bias float32) {
+	px := unsafe.Pointer(unsafe.SliceData(buf))
+	var ws [25]f32x4
+	for t := range ws {
+		ws[t] = archsimd.BroadcastFloat32x4(wt[t])
+	}
+	bv := archsimd.BroadcastFloat32x4(bias)
+	var rows [5]uintptr // kernel row kh starts at rows[kh] from the output row's base
+	for kh := range rows {
+		rows[kh] = uintptr(offs[5*kh]) * 4
+	}
+	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
+	d3, d4 := uintptr(offs[3]-offs[0])*4, uintptr(offs[4]-offs[0])*4
+	for oh := 0; oh < OH; oh++ {
+		p := unsafe.Add(px, oh*rowStep*4)
+		yrow := y[oh*OW : (oh+1)*OW]
+		i := 0
+		for ; i+4 < OW; i += 8 {
+			o := uintptr(i) * 4
+			p0 := unsafe.Add(p, rows[0])
+			a0, a1 := ws[0].Mul(ld4(p0, o)), ws[0].Mul(ld4(p0, o+16))
+			a0, a1 = a0.Add(ws[1].Mul(ld4(p0, o+d1))), a1.Add(ws[1].Mul(ld4(p0, o+16+d1)))
+			a0, a1 = a0.Add(ws[2].Mul(ld4(p0, o+d2))), a1.Add(ws[2].Mul(ld4(p0, o+16+d2)))
+			a0, a1 = a0.Add(ws[3].Mul(ld4(p0, o+d3))), a1.Add(ws[3].Mul(ld4(p0, o+16+d3)))
+			a0, a1 = a0.Add(ws[4].Mul(ld4(p0, o+d4))), a1.Add(ws[4].Mul(ld4(p0, o+16+d4)))
+			for kh := 1; kh < 5; kh++ {
+				pr, w := unsafe.Add(p, rows[kh]), (*[5]f32x4)(ws[5*kh:])
+				a0, a1 = a0.Add(w[0].Mul(ld4(pr, o))), a1.Add(w[0].Mul(ld4(pr, o+16)))
+				a0, a1 = a0.Add(w[1].Mul(ld4(pr, o+d1))), a1.Add(w[1].Mul(ld4(pr, o+16+d1)))
+				a0, a1 = a0.Add(w[2].Mul(ld4(pr, o+d2))), a1.Add(w[2].Mul(ld4(pr, o+16+d2)))
+				a0, a1 = a0.Add(w[3].Mul(ld4(pr, o+d3))), a1.Add(w[3].Mul(ld4(pr, o+16+d3)))
+				a0, a1 = a0.Add(w[4].Mul(ld4(pr, o+d4))), a1.Add(w[4].Mul(ld4(pr, o+16+d4)))
+			}
+			a0.Add(bv).StoreArray((*[4]float32)(yrow[i : i+4]))
+			a1.Add(bv).StorePart(yrow[i+4:])
+		}
+		if i < OW {
+			o := uintptr(i) * 4
+			p0 := unsafe.Add(p, rows[0])
+			a := ws[0].Mul(ld4(p0, o))
+			a = a.Add(ws[1].Mul(ld4(p0, o+d1)))
+			a = a.Add(ws[2].Mul(ld4(p0, o+d2)))
+			a = a.Add(ws[3].Mul(ld4(p0, o+d3)))
+			a = a.Add(ws[4].Mul(ld4(p0, o+d4)))
+			for kh := 1; kh < 5; kh++ {
+				pr, w := unsafe.Add(p, rows[kh]), (*[5]f32x4)(ws[5*kh:])
+				a = a.Add(w[0].Mul(ld4(pr, o)))
+				a = a.Add(w[1].Mul(ld4(pr, o+d1)))
+				a = a.Add(w[2].Mul(ld4(pr, o+d2)))
+				a = a.Add(w[3].Mul(ld4(pr, o+d3)))
+				a = a.Add(w[4].Mul(ld4(pr, o+d4)))
+			}
+			a.Add(bv).StorePart(yrow[i:])
+		}
+	}
+}
+
+// gatherPanel sets row p of the NR-wide panel to src[offs[p]:offs[p]+NR]
+// (an im2col panel from padded planes); no offset exceeds maxOff, so the
+// ends are checked once and the loads go through unsafe pointers.
+func gatherPanel(panel, src []float32, offs []int, maxOff int) {
+	if len(offs) == 0 {
+		return
+	}
+	_, _ = panel[len(offs)*NR-1], src[maxOff+NR-1]
+	ps, pd := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(panel))
+	for _, off := range offs {
+		p := unsafe.Add(ps, off*4)
+		st4(ld4(p, 0), pd, 0)
+		st4(ld4(p, 16), pd, 16)
+		pd = unsafe.Add(pd, NR*4)
+	}
+}

@@ -1,0 +1,98 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestSgemmPackedBSmallM checks the few-rows path (m ≤ MR, gemv.go) and the
+// first sizes past it against the naive reference: ragged n (panels with
+// padding columns), odd and even k (the unpaired last depth), k past one
+// sgemm block, transposed A with a wide leading dimension, beta 0 with C
+// full of NaN, and an epilogue.
+func TestSgemmPackedBSmallM(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for _, m := range []int{1, 2, 3, 4, 5} {
+		for _, n := range []int{1, 7, 8, 9, 33} {
+			for _, k := range []int{1, 2, 5, 300, 531} {
+				for _, ta := range []bool{false, true} {
+					for _, ab := range [][2]float32{{1, 0}, {-0.5, 1}, {2, 0.25}} {
+						for _, withEp := range []bool{false, true} {
+							name := fmt.Sprintf("%dx%dx%d/tA=%v/alpha=%v/beta=%v/ep=%v", m, n, k, ta, ab[0], ab[1], withEp)
+							t.Run(name, func(t *testing.T) {
+								lda, arows := k+3, m
+								if ta {
+									lda, arows = m+2, k
+								}
+								ldc := n + 2
+								a := randSlice(r, arows*lda)
+								b := randSlice(r, n*(k+1))
+								c := randSlice(r, m*ldc)
+								if ab[1] == 0 {
+									for i := range c {
+										c[i] = float32(math.NaN())
+									}
+								}
+								want := naiveGemm(ta, true, m, n, k, float64(ab[0]), a, lda, b, k+1, float64(ab[1]), c, ldc)
+								var ep *Epilogue
+								if withEp {
+									ep = &Epilogue{ColBias: randSlice(r, n), Act: ActRelu}
+									for i := 0; i < m; i++ {
+										for j := 0; j < n; j++ {
+											want[i*n+j] = math.Max(0, want[i*n+j]+float64(ep.ColBias[j]))
+										}
+									}
+								}
+								pb := PackB(true, k, n, b, k+1)
+								SgemmPackedB(ta, m, ab[0], a, lda, pb, ab[1], c, ldc, ep)
+								for i := 0; i < m; i++ {
+									for j := 0; j < n; j++ {
+										got, w := float64(c[i*ldc+j]), want[i*n+j]
+										if d := math.Abs(got - w); d > 1e-4*(1+math.Abs(w)) || math.IsNaN(got) {
+											t.Fatalf("C[%d,%d] = %v, want %v", i, j, got, w)
+										}
+									}
+									if j := i*ldc + n; j < len(c) && i < m-1 && !math.IsNaN(float64(c[j])) && ab[1] == 0 {
+										t.Fatalf("C[%d,%d] past n was written: %v", i, n, c[j])
+									}
+								}
+							})
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGemvPanel checks the build's gemvPanel (SIMD or scalar) against
+// gemvPanelScalar bit for bit: both sum even and odd depths apart, in order.
+func TestGemvPanel(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, k := range []int{1, 2, 3, 4, 17, 256, 1001} {
+		x, b := randSlice(r, k), randSlice(r, NR*k)
+		got, want := make([]float32, NR), make([]float32, NR)
+		gemvPanel(x, b, got)
+		gemvPanelScalar(x, b, want)
+		for c := range got {
+			if math.Float32bits(got[c]) != math.Float32bits(want[c]) {
+				t.Fatalf("k=%d: y[%d] = %v, want %v", k, c, got[c], want[c])
+			}
+		}
+	}
+}
+
+// BenchmarkGemv is AlexNet's first fully connected layer at batch 1.
+func BenchmarkGemv(bm *testing.B) {
+	n, k := 4096, 9216
+	r := rand.New(rand.NewSource(1))
+	a, b, c := randSlice(r, k), randSlice(r, k*n), make([]float32, n)
+	pb := PackB(true, k, n, b, k)
+	bm.ResetTimer()
+	for i := 0; i < bm.N; i++ {
+		SgemmPackedB(false, 1, 1, a, k, pb, 0, c, n, nil)
+	}
+	bm.ReportMetric(4*float64(n)*float64(k)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GB/s")
+}

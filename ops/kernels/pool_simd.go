@@ -1,0 +1,84 @@
+//go:build wasm && goexperiment.simd
+
+package kernels
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// vecWindow reports that maxWindowS1 is vectorised, so that a strided
+// MaxPool can compute the window at every column and keep every sw-th.
+const vecWindow = true
+
+// maxVecStride is the largest stride for which that pays: per output it
+// costs sw/4 vector scans against one scalar scan.
+const maxVecStride = 4
+
+// maxRows sets dst[i] to the running maximum, NaNs skipped as in maxInto,
+// of the nrows rows x[off + j·step + i]: the column maxima of a MaxPool
+// window in one pass over its rows, instead of a copy and one
+// read-modify-write pass of dst per further row.
+func maxRows(dst, x []float32, off, step, nrows int) {
+	n := len(dst)
+	_ = x[off : off+(nrows-1)*step+n]
+	pd, px := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(&x[off])
+	st := uintptr(step) * 4
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		o := uintptr(i) * 4
+		t := ld4(px, o)
+		for j := 1; j < nrows; j++ {
+			o += st
+			v := ld4(px, o)
+			t = t.IfElse(t.GreaterEqual(v).Or(v.NotEqual(v)), v)
+		}
+		st4(t, pd, uintptr(i)*4)
+	}
+	maxRowsScalar(dst[i:], x, off+i, step, nrows)
+}
+
+// sumRows is sumRowsScalar four lanes at a time (the same additions in the
+// same order per lane).
+func sumRows(dst, x []float32, off, step, nrows int) {
+	n := len(dst)
+	_ = x[off : off+(nrows-1)*step+n]
+	pd, px := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(&x[off])
+	st := uintptr(step) * 4
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		o := uintptr(i) * 4
+		t := ld4(px, o)
+		for j := 1; j < nrows; j++ {
+			o += st
+			t = t.Add(ld4(px, o))
+		}
+		st4(t, pd, uintptr(i)*4)
+	}
+	sumRowsScalar(dst[i:], x, off+i, step, nrows)
+}
+
+// sumWindow is sumWindowScalar four outputs at a time.
+func sumWindow(w, x []float32, KW, dw int) {
+	_ = x[len(w)-1+(KW-1)*dw]
+	px := unsafe.Pointer(unsafe.SliceData(x))
+	n := len(w) &^ 3
+	for i := 0; i < n; i += 4 {
+		s := ld4(px, uintptr(i)*4)
+		for kw := 1; kw < KW; kw++ {
+			s = s.Add(ld4(px, uintptr(i+kw*dw)*4))
+		}
+		s.Store(w[i : i+4])
+	}
+	sumWindowScalar(w[n:], x[n:], KW, dw)
+}
+
+// divAll is divAllScalar four lanes at a time.
+func divAll(w []float32, d float32) {
+	vd := archsimd.BroadcastFloat32x4(d)
+	i := 0
+	for ; i+4 <= len(w); i += 4 {
+		archsimd.LoadFloat32x4(w[i : i+4]).Div(vd).Store(w[i : i+4])
+	}
+	divAllScalar(w[i:], d)
+}
