@@ -33,13 +33,15 @@ trap 'rm -rf "$DIST"' EXIT
 # simd/archsimd (ops/kernels/sgemm_simd.go); Node ≥ 20 (package.json engines) and
 # current browsers all run it.
 FLAGS=(-trimpath -ldflags='-s -w')
-# Code that runs once per model or per tool call (loading, planning, the
-# model checks, the WebGPU glue, rarely used operator families) is compiled
-# without inlining: 93 KB less gzip, which keeps gort.wasm under its 2.5 MB
-# budget; the kernels and the common operators keep it.
-for p in runtime/check runtime/shapes runtime/printer runtime/npy runtime/schema runtime/graph runtime/diverge \
-  runtime/compare 'wasm/...' runtime/plan runtime/protoconv runtime/gpu ops/webgpu ops/ml ops/text ops/signal \
-  ops/spatial ops/training ops/loss ops/random ops/numeric ops/image ops/kvcache; do
+# Code that runs once per model, per node or per tool call (decoding, loading,
+# planning, the session and the executor's step loop, the model checks, the
+# WebGPU glue, control flow, rarely used operator families) is compiled
+# without inlining: about 150 KB less gzip, which keeps gort.wasm under its
+# 2.5 MB budget; the kernels and the common operators keep it.
+for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/check runtime/shapes runtime/printer \
+  runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv \
+  runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
+  ops/image ops/kvcache ops/attention ops/control; do
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")
 done
 (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
