@@ -1,0 +1,95 @@
+package resample
+
+import "github.com/gort-dev/gort/runtime/tensor"
+
+// planesFast reports whether Apply may take resizePlanes32: float32 data
+// resampled (linear or cubic, no tf_crop_and_resize extrapolation) only
+// along its last two axes, the image case (U²-Net, FPN decoders).
+func planesFast(x *tensor.Tensor, plans []*AxisPlan, mode Mode) bool {
+	r := len(plans)
+	if x.DType() != tensor.Float || mode == Nearest || r < 2 {
+		return false
+	}
+	for d, p := range plans {
+		if p == nil {
+			continue
+		}
+		if d < r-2 || p.Outside != nil {
+			return false
+		}
+	}
+	return plans[r-2] != nil || plans[r-1] != nil
+}
+
+// resizePlanes32 is Apply's separable float64 computation done one H×W
+// plane at a time: the generic path converts the whole tensor to float64
+// and walks the innermost axis one element per tap, with a full-size
+// intermediate per axis; here a plane's width pass lands in one H×OW
+// float64 buffer and the height pass rounds straight into the output.
+// The arithmetic is the generic path's, term for term and in the same
+// order (each sum starts at +0 and adds the non-zero taps in plan order),
+// so the results are bit-identical (TestPlanesMatchGeneric).
+func resizePlanes32(out, x *tensor.Tensor, ph, pw *AxisPlan) {
+	shape := x.Shape()
+	H, W := shape[len(shape)-2], shape[len(shape)-1]
+	OH, OW := H, W
+	if ph != nil {
+		OH = ph.Out
+	}
+	if pw != nil {
+		OW = pw.Out
+	}
+	xd, yd := x.F32(), out.F32()
+	tmp := make([]float64, H*OW)
+	acc := make([]float64, OW)
+	for p := 0; p < len(xd)/(H*W); p++ {
+		src := xd[p*H*W : (p+1)*H*W]
+		for h := 0; h < H; h++ {
+			row, t := src[h*W:(h+1)*W], tmp[h*OW:(h+1)*OW]
+			if pw == nil {
+				for i, v := range row {
+					t[i] = float64(v)
+				}
+				continue
+			}
+			for o := range t {
+				s := 0.0
+				for k := o * pw.Taps; k < (o+1)*pw.Taps; k++ {
+					if w := pw.Weight[k]; w != 0 {
+						s += w * float64(row[pw.Index[k]])
+					}
+				}
+				t[o] = s
+			}
+		}
+		dst := yd[p*OH*OW : (p+1)*OH*OW]
+		for o := 0; o < OH; o++ {
+			drow := dst[o*OW : (o+1)*OW]
+			if ph == nil {
+				for i, v := range tmp[o*OW : (o+1)*OW] {
+					drow[i] = float32(v)
+				}
+				continue
+			}
+			clear(acc)
+			for k := o * ph.Taps; k < (o+1)*ph.Taps; k++ {
+				w := ph.Weight[k]
+				if w == 0 {
+					continue
+				}
+				s := tmp[int(ph.Index[k])*OW:]
+				s = s[:OW]
+				for i := range acc {
+					acc[i] += w * s[i]
+				}
+			}
+			for i, v := range acc {
+				drow[i] = float32(v)
+			}
+		}
+	}
+}
+
+// forceGeneric makes Apply skip resizePlanes32, so tests can compare it
+// with the generic path.
+var forceGeneric bool
