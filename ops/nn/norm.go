@@ -71,7 +71,16 @@ func buildBatchNorm(n *op.Node) (any, error) {
 	if n.Version < 14 {
 		training = n.HasOutput(1) || n.HasOutput(2) || n.HasOutput(3) || n.HasOutput(4)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	// A fused activation (plan rewrite fuseBatchNormActivation) runs on
+	// each channel right after its scale and shift, while it is in cache.
+	f, err := parseFusion(n)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil && (f.residual || training) {
+		return nil, n.Errorf("BatchNormalization fuses an activation only, in inference")
+	}
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
 		}
@@ -104,7 +113,13 @@ func buildBatchNorm(n *op.Node) (any, error) {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
 					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
+					if f.inLoop(y.DType()) {
+						kernels.Activate(yd[o:o+inner], f.act, f.alpha, f.beta)
+					}
 				}
+			}
+			if !f.inLoop(y.DType()) {
+				f.applySeparately(y, nil)
 			}
 			return []*tensor.Tensor{y}, nil
 		}
@@ -158,6 +173,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 		}
 		out := []*tensor.Tensor{y}
 		if !training {
+			f.applySeparately(y, nil)
 			return out, nil
 		}
 		running := func(cur, prev []float64, like *tensor.Tensor) *tensor.Tensor {
@@ -177,7 +193,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			out = append(out, sm, sv)
 		}
 		return out[:min(len(out), len(n.Outputs))], nil
-	}), nil
+	})}, nil
 }
 
 func buildInstanceNorm(n *op.Node) (any, error) {

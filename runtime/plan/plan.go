@@ -190,7 +190,9 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 		c.removeCastPairs(w, &rep)
 		c.matMulAddToGemm(w, &rep)
 		c.foldBatchNorm(w, &rep)
+		c.foldChannelAffine(w, &rep)
 		c.fuseActivations(w, &rep)
+		c.fuseBatchNormActivation(w, &rep)
 		c.removeDead(w, &rep)
 	}
 	p, err := c.build(w)
