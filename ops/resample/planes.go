@@ -71,22 +71,61 @@ func resizePlanes32(out, x *tensor.Tensor, ph, pw *AxisPlan) {
 				}
 				continue
 			}
-			clear(acc)
-			for k := o * ph.Taps; k < (o+1)*ph.Taps; k++ {
-				w := ph.Weight[k]
-				if w == 0 {
-					continue
-				}
-				s := tmp[int(ph.Index[k])*OW:]
-				s = s[:OW]
-				for i := range acc {
-					acc[i] += w * s[i]
-				}
-			}
-			for i, v := range acc {
-				drow[i] = float32(v)
-			}
+			heightRow(drow, tmp, acc, ph, o)
 		}
+	}
+}
+
+// heightRow computes output row o of the height pass from the width-pass
+// rows in tmp (each len(drow) long). Rows with one or two non-zero taps
+// (every linear row) take a single pass with the same sums as the
+// general accumulation into acc: +0, then each tap's product in order.
+func heightRow(drow []float32, tmp, acc []float64, ph *AxisPlan, o int) {
+	OW := len(drow)
+	var w [2]float64
+	var rows [2][]float64
+	n := 0
+	for k := o * ph.Taps; k < (o+1)*ph.Taps; k++ {
+		if ph.Weight[k] == 0 {
+			continue
+		}
+		if n < 2 {
+			w[n], rows[n] = ph.Weight[k], tmp[int(ph.Index[k])*OW:][:OW]
+		}
+		n++
+	}
+	switch n {
+	case 1:
+		a := rows[0]
+		for i := range drow {
+			v := 0.0
+			v += w[0] * a[i]
+			drow[i] = float32(v)
+		}
+		return
+	case 2:
+		a, b := rows[0], rows[1]
+		for i := range drow {
+			v := 0.0
+			v += w[0] * a[i]
+			v += w[1] * b[i]
+			drow[i] = float32(v)
+		}
+		return
+	}
+	clear(acc)
+	for k := o * ph.Taps; k < (o+1)*ph.Taps; k++ {
+		wk := ph.Weight[k]
+		if wk == 0 {
+			continue
+		}
+		s := tmp[int(ph.Index[k])*OW:][:OW]
+		for i := range acc {
+			acc[i] += wk * s[i]
+		}
+	}
+	for i, v := range acc {
+		drow[i] = float32(v)
 	}
 }
 

@@ -1,6 +1,7 @@
 package resample_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -41,6 +42,19 @@ func TestPlanesMatchGeneric(t *testing.T) {
 		sameBits(t, c, mustRun(t, 18, "Resize", attrs, x, nil, vec(c.scales...)), func() *tensor.Tensor {
 			return mustRun(t, 18, "Resize", attrs, x, nil, vec(c.scales...))
 		})
+	}
+	// An all negative-zero input: every sum is +0 + (−0)… = +0 on both paths.
+	z := iota32(1, 2, 3, 4)
+	for i := range z.F32() {
+		z.F32()[i] = float32(math.Copysign(0, -1))
+	}
+	// Height-only resizing feeds the −0 values straight to the height pass.
+	for _, mode := range []string{"linear", "cubic"} {
+		for _, sc := range [][]float32{{1, 1, 2, 1.5}, {1, 1, 2, 1}, {1, 1, 1, 2}} {
+			attrs := []*pb.AttributeProto{aStr("mode", mode)}
+			run := func() *tensor.Tensor { return mustRun(t, 18, "Resize", attrs, z, nil, vec(sc...)) }
+			sameBits(t, fmt.Sprint("negative zeros ", mode, sc), run(), run)
+		}
 	}
 	// sizes rather than scales (U²-Net's form): Scale is exactly Out/In.
 	attrs := []*pb.AttributeProto{aStr("mode", "linear"), aStr("coordinate_transformation_mode", "half_pixel")}
