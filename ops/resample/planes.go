@@ -42,6 +42,10 @@ func resizePlanes32(out, x *tensor.Tensor, ph, pw *AxisPlan) {
 	xd, yd := x.F32(), out.F32()
 	tmp := make([]float64, H*OW)
 	acc := make([]float64, OW)
+	var pairs []tapPair
+	if pw != nil {
+		pairs = tapPairs(pw)
+	}
 	for p := 0; p < len(xd)/(H*W); p++ {
 		src := xd[p*H*W : (p+1)*H*W]
 		for h := 0; h < H; h++ {
@@ -50,6 +54,10 @@ func resizePlanes32(out, x *tensor.Tensor, ph, pw *AxisPlan) {
 				for i, v := range row {
 					t[i] = float64(v)
 				}
+				continue
+			}
+			if pairs != nil {
+				widthRow2(t, row, pairs)
 				continue
 			}
 			for o := range t {
@@ -73,6 +81,53 @@ func resizePlanes32(out, x *tensor.Tensor, ph, pw *AxisPlan) {
 			}
 			heightRow(drow, tmp, acc, ph, o)
 		}
+	}
+}
+
+// tapPair is an output index's non-zero taps when it has at most two: the
+// second has weight 0 when there is only one (and is then skipped).
+type tapPair struct {
+	i0, i1 int32
+	w0, w1 float64
+}
+
+// tapPairs returns p's outputs as tap pairs, or nil when an output has
+// more than two non-zero taps (cubic, antialiased downsampling).
+func tapPairs(p *AxisPlan) []tapPair {
+	pairs := make([]tapPair, p.Out)
+	for o := range pairs {
+		n := 0
+		for k := o * p.Taps; k < (o+1)*p.Taps; k++ {
+			w := p.Weight[k]
+			switch {
+			case w == 0:
+				continue
+			case n == 0:
+				pairs[o].i0, pairs[o].w0 = p.Index[k], w
+			case n == 1:
+				pairs[o].i1, pairs[o].w1 = p.Index[k], w
+			default:
+				return nil
+			}
+			n++
+		}
+	}
+	return pairs
+}
+
+// widthRow2 is the width pass of one row by tap pairs: the sums of the
+// general loop (+0, then each non-zero tap in order) without its
+// per-tap weight tests.
+func widthRow2(t []float64, row []float32, pairs []tapPair) {
+	for o, p := range pairs[:len(t)] {
+		s := 0.0
+		if p.w0 != 0 {
+			s += p.w0 * float64(row[p.i0])
+		}
+		if p.w1 != 0 {
+			s += p.w1 * float64(row[p.i1])
+		}
+		t[o] = s
 	}
 }
 

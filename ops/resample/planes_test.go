@@ -117,3 +117,15 @@ func plansFor(t *testing.T, x *tensor.Tensor, scales []float32, mode string) []*
 	}
 	return plans
 }
+
+// BenchmarkResizeLinear2x is U²-Net's largest Resize scaled down: linear
+// half_pixel, 16×128×128 → 16×256×256 (model build included).
+func BenchmarkResizeLinear2x(b *testing.B) {
+	x := iota32(1, 16, 128, 128)
+	attrs := []*pb.AttributeProto{aStr("mode", "linear"), aStr("coordinate_transformation_mode", "half_pixel")}
+	for b.Loop() {
+		if _, err := runOp(13, "Resize", attrs, x, nil, nil, i64(1, 16, 256, 256)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
