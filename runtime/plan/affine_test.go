@@ -116,3 +116,37 @@ func checkFused(t *testing.T, rep plan.Report, want []string) {
 		}
 	}
 }
+
+// TestBatchNormActivationOtherTypes fuses Relu into BatchNormalization-15
+// on float16 and float64 data with float32 parameters: the kernel applies
+// the activation as a separate pass there (float16 rounded first).
+func TestBatchNormActivationOtherTypes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	x := randTensor(r, 2, 3, 5, 7)
+	for _, dt := range []tensor.DType{tensor.Float16, tensor.Double} {
+		t.Run(dt.String(), func(t *testing.T) {
+			m := tm.New(15)
+			m.Input("x", tensor.Float, 2, 3, 5, 7)
+			v := randTensor(r, 3)
+			for i := range v.F32() {
+				v.F32()[i] = v.F32()[i]*v.F32()[i] + 0.1
+			}
+			m.Init("scale", randTensor(r, 3))
+			m.Init("bias", randTensor(r, 3))
+			m.Init("mean", randTensor(r, 3))
+			m.Init("var", v)
+			m.Node("Cast", []string{"x"}, []string{"h"}, tm.Int("to", int64(dt)))
+			m.Node("BatchNormalization", []string{"h", "scale", "bias", "mean", "var"}, []string{"b"})
+			m.Node("Relu", []string{"b"}, []string{"a"})
+			m.Node("Cast", []string{"a"}, []string{"y"}, tm.Int("to", int64(tensor.Float)))
+			m.Output("y", tensor.Float)
+			feeds := map[string]tensor.Value{"x": x}
+			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
+			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			checkFused(t, s.Plan().Report, []string{"fused into BatchNormalization"})
+			if d := maxDiff(t, got["y"], want["y"]); d != 0 {
+				t.Errorf("optimised result differs by %g", d)
+			}
+		})
+	}
+}
