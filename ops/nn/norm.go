@@ -112,8 +112,14 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			for nn := 0; nn < N; nn++ {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
-					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
-					if f.inLoop(y.DType()) {
+					sub, mul, add := float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c])
+					switch {
+					case !f.inLoop(y.DType()):
+						kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], sub, mul, add)
+					case f.act == kernels.ActRelu:
+						scaleShiftRelu(yd[o:o+inner], xd[o:o+inner], sub, mul, add)
+					default:
+						kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], sub, mul, add)
 						kernels.Activate(yd[o:o+inner], f.act, f.alpha, f.beta)
 					}
 				}
