@@ -113,7 +113,12 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			for nn := 0; nn < N; nn++ {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
-					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c]))
+					sub, mul, add := float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c])
+					if inLoop && f.act == kernels.ActRelu {
+						scaleShiftRelu(yd[o:o+inner], xd[o:o+inner], sub, mul, add) // one pass
+						continue
+					}
+					kernels.ScaleShift(yd[o:o+inner], xd[o:o+inner], sub, mul, add)
 					if inLoop {
 						kernels.Activate(yd[o:o+inner], f.act, f.alpha, f.beta)
 					}

@@ -382,6 +382,11 @@ func Apply(ctx *op.Context, x *tensor.Tensor, plans []*AxisPlan, mode Mode, extr
 	if !opsutil.IsNumeric(x.DType()) {
 		return nil, op.Errorf("linear and cubic resizing need a numeric input, got %s", x.DType())
 	}
+	if !forceGeneric && planesFast(x, plans, mode) {
+		r := len(shape)
+		resizePlanes32(out, x, plans[r-2], plans[r-1])
+		return out, ctx.Err()
+	}
 	v, err := toF64(x)
 	if err != nil {
 		return nil, err
