@@ -35,3 +35,16 @@ func BenchmarkSgemmAttnQKT(b *testing.B)    { benchGemmShape(b, 128, 128, 64, tr
 func BenchmarkSgemmAttnQKPack(b *testing.B) { benchGemmShape(b, 128, 128, 64, false, true) }
 func BenchmarkSgemmAttnPV(b *testing.B)     { benchGemmShape(b, 128, 64, 128, false, false) }
 func BenchmarkSgemmAttnPVPack(b *testing.B) { benchGemmShape(b, 128, 64, 128, false, true) }
+
+// BenchmarkPackAProj is the per-call packing of a projection's activations
+// (128×256, the whole left operand), to set against BenchmarkSgemmAttnProj.
+func BenchmarkPackAProj(bm *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	m, k := 128, 256
+	a, dst := randSlice(r, m*k), make([]float32, m*k)
+	for i := 0; i < bm.N; i++ {
+		for i0 := 0; i0 < m; i0 += MR {
+			packAPanel(false, a, k, i0, MR, 0, k, 1, dst[i0*k:(i0+MR)*k])
+		}
+	}
+}
