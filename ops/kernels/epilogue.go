@@ -62,6 +62,16 @@ func (e *Epilogue) apply(c []float32, ldc, i0, mb, j0, nb int) {
 	if e.ColBias != nil {
 		colBias = e.ColBias[j0 : j0+nb]
 	}
+	if e.RowBias == nil && e.Act == ActNone {
+		for i := i0; i < i0+mb; i++ {
+			var res []float32
+			if e.Residual != nil {
+				res = e.Residual[i*e.LdR+j0 : i*e.LdR+j0+nb]
+			}
+			addRow(c[i*ldc+j0:i*ldc+j0+nb], colBias, res)
+		}
+		return
+	}
 	for i := i0; i < i0+mb; i++ {
 		row := c[i*ldc+j0 : i*ldc+j0+nb]
 		var bias float32

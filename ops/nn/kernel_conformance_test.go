@@ -658,6 +658,68 @@ func TestKernelConformanceMatMul(t *testing.T) {
 	}
 }
 
+// TestKernelConformanceMatMulBias: MatMul with the bias input the plan
+// fuses in (runtime/plan matMulBias) against the float64 reference, bit for
+// bit against MatMul then Add, and with every epilogue after the bias.
+func TestKernelConformanceMatMulBias(t *testing.T) {
+	r := rand.New(rand.NewSource(24))
+	cases := []struct {
+		a, b, bias []int
+		fuse       bool
+	}{
+		{a: []int{1, 13, 24}, b: []int{24, 19}, bias: []int{19}, fuse: true},      // a projection, tails in M and N
+		{a: []int{2, 3, 5, 260}, b: []int{260, 9}, bias: []int{1, 9}, fuse: true}, // two k blocks
+		{a: []int{3, 131, 7}, b: []int{7, 33}, bias: []int{1, 1, 33}},             // > 128 rows
+		{a: []int{3, 4}, b: []int{4, 5}, bias: []int{5}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.a, c.b, c.bias), func(t *testing.T) {
+			A, B, C := kt(r, tensor.Float, c.a...), kt(r, tensor.Float, c.b...), kt(r, tensor.Float, c.bias...)
+			p, err := planMatMul(c.a, c.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b, bias := f64(A), f64(B), f64(C)
+			want := newRef(p.out...)
+			rows := tensor.MustSize(p.out) / p.n
+			for i := 0; i < rows; i++ {
+				for j := 0; j < p.n; j++ {
+					for q := 0; q < p.k; q++ {
+						want.add(i*p.n+j, a[i*p.k+q]*b[q*p.n+j])
+					}
+					want.add(i*p.n+j, bias[j])
+				}
+			}
+			mm := kspec{opType: "MatMul", opset: 13}
+			sameBits(t, mm.run(t, A, B, C), kspec{opType: "Add", opset: 14}.run(t, mm.run(t, A, B), C))
+			fusions := testFusions
+			if !c.fuse {
+				fusions = nil
+			}
+			checkKernel(t, mm, []*tensor.Tensor{A, B, C}, 1, want, fusions)
+		})
+	}
+	// Biases the kernel refuses: one that would broadcast over rows or
+	// batches, the wrong length, a dtype other than float32.
+	bad := []struct {
+		dt         tensor.DType
+		a, b, bias []int
+	}{
+		{tensor.Float, []int{2, 3, 4}, []int{4, 5}, []int{3, 5}},
+		{tensor.Float, []int{2, 3, 4}, []int{4, 5}, []int{2, 1, 5}},
+		{tensor.Float, []int{2, 3, 4}, []int{4, 5}, []int{1, 1, 1, 5}},
+		{tensor.Float, []int{2, 3, 4}, []int{4, 5}, []int{4}},
+		{tensor.Float, []int{2, 3, 4}, []int{4}, []int{1}},
+		{tensor.Double, []int{2, 3, 4}, []int{4, 5}, []int{5}},
+	}
+	for _, c := range bad {
+		in := []*tensor.Tensor{kt(r, c.dt, c.a...), kt(r, c.dt, c.b...), kt(r, c.dt, c.bias...)}
+		if _, err := (kspec{opType: "MatMul", opset: 13}).build(t, in).Run(&op.Context{Ctx: context.Background()}, in); err == nil {
+			t.Errorf("%s %v·%v + bias %v: no error", c.dt, c.a, c.b, c.bias)
+		}
+	}
+}
+
 // TestKernelConformancePool checks the 2-D float32 pooling kernels against
 // the generic N-D loop (which float64 inputs take): MaxPool exactly (same
 // taps, same NaN handling: NaNs are sprinkled into the input), AveragePool

@@ -139,15 +139,15 @@ func buildMatMul(n *op.Node) (any, error) {
 	}
 	packed := packConstB(n.ConstInput(1), false)
 	var plans planCache[*mmPlan]
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return matMulKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
 		}
-		if len(in) < 2 {
-			return nil, op.Errorf("MatMul needs two inputs")
+		if len(in) < 2 || len(in) > 3 {
+			return nil, op.Errorf("MatMul needs two inputs (and a fused bias)")
 		}
-		a, b := in[0], in[1]
+		a, b, bias := in[0], in[1], optIn(in, 2)
 		if a == nil || b == nil || a.DType() != b.DType() {
 			return nil, op.Errorf("MatMul needs two inputs of one dtype")
 		}
@@ -164,15 +164,21 @@ func buildMatMul(n *op.Node) (any, error) {
 		if err := checkResidual(r, a.DType(), p.out); err != nil {
 			return nil, err
 		}
+		if err := checkBias(bias, a.DType(), p); err != nil {
+			return nil, err
+		}
 		y := ctx.New(a.DType(), p.out...)
 		switch ad := a.Data().(type) {
 		case []float32:
 			bd, yd := b.F32(), y.F32()
 			var ep *kernels.Epilogue
 			var res []float32
-			if f.inLoop(a.DType()) {
+			if f.inLoop(a.DType()) || bias != nil {
 				ep = &kernels.Epilogue{LdR: p.n}
 				res, ep.Act, ep.Alpha, ep.Beta = f.epilogue(r)
+			}
+			if bias != nil {
+				ep.ColBias = bias.F32()
 			}
 			pb := usablePacked(packed, b, p.k, p.n)
 			p.run(func(m, ao, bo, co int) {
@@ -206,7 +212,33 @@ func buildMatMul(n *op.Node) (any, error) {
 			return nil, op.Errorf("MatMul does not support %s", a.DType())
 		}
 		return []*tensor.Tensor{y}, nil
-	})}, nil
+	})}}, nil
+}
+
+// matMulKernel is MatMul's kernel. Besides the residual and activation
+// epilogue (fusingKernel) it takes an optional third input that ONNX's
+// MatMul does not have: a float32 bias, one value per output column, which
+// the plan folds in from the Add that follows a projection x·W (runtime/plan
+// matMulBias) so that the GEMM adds it in its output loop.
+type matMulKernel struct{ fusingKernel }
+
+// FusesBias tells the plan that this kernel takes the bias input.
+func (matMulKernel) FusesBias() bool { return true }
+
+// checkBias verifies a fused bias (nil: none): float32 like the output, N
+// values on the last axis and 1 on every other, of rank at most the
+// output's, so that adding it never broadcasts the output itself.
+func checkBias(bias *tensor.Tensor, dt tensor.DType, p *mmPlan) error {
+	if bias == nil {
+		return nil
+	}
+	s := bias.Shape()
+	ok := bias.DType() == tensor.Float && dt == tensor.Float && len(p.out) >= 2 && p.out[len(p.out)-1] == p.n &&
+		len(s) >= 1 && len(s) <= len(p.out) && s[len(s)-1] == p.n && bias.Len() == p.n
+	if !ok {
+		return op.Errorf("MatMul's fused bias %s%v does not fit a %s output %v", bias.DType(), s, dt, p.out)
+	}
+	return nil
 }
 
 func intMatMul[T intElem](p *mmPlan, a, b, y []T) {

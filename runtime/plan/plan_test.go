@@ -301,6 +301,42 @@ func TestRewrites(t *testing.T) {
 				t.Errorf("fused %v, want MatMul+Add as Gemm", rep.Fused)
 			}
 		}, 1e-6},
+		{"N-D MatMul + bias Add fused", func(m *tm.Model) {
+			m.Init("k", randTensor(r, 7, 4))
+			m.Init("bias", randTensor(r, 4))
+			m.Node("MatMul", []string{"x", "k"}, []string{"mm"})
+			m.Node("Add", []string{"bias", "mm"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 1 || !strings.Contains(rep.Fused[0], "bias Add fused into MatMul") {
+				t.Errorf("fused %v, want MatMul+Add", rep.Fused)
+			}
+		}, 0},
+		{"N-D MatMul + bias + residual Add + Relu fused", func(m *tm.Model) {
+			m.Init("k", randTensor(r, 7, 7))
+			m.Init("bias", randTensor(r, 1, 1, 7))
+			m.Node("MatMul", []string{"x", "k"}, []string{"mm"})
+			m.Node("Add", []string{"mm", "bias"}, []string{"p"})
+			m.Node("Add", []string{"x", "p"}, []string{"s"})
+			m.Node("Relu", []string{"s"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "bias Add") || !strings.Contains(rep.Fused[1], "Relu") {
+				t.Errorf("fused %v, want the bias Add, then the residual Add and Relu", rep.Fused)
+			}
+		}, 0},
+		{"N-D MatMul + Add broadcasting on other axes not fused", func(m *tm.Model) {
+			m.Init("k", randTensor(r, 7, 4))
+			m.Init("c1", randTensor(r, 3, 1, 4))
+			m.Init("c2", randTensor(r, 1, 1, 1, 1, 4))
+			m.Node("MatMul", []string{"x", "k"}, []string{"mm1"})
+			m.Node("Add", []string{"mm1", "c1"}, []string{"p"})
+			m.Node("MatMul", []string{"x", "k"}, []string{"mm2"})
+			m.Node("Add", []string{"mm2", "c2"}, []string{"q"})
+			m.Node("Sub", []string{"q", "p"}, []string{"y"})
+		}, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 0 {
+				t.Errorf("fused %v, want nothing", rep.Fused)
+			}
+		}, 0},
 		{"Reshape to the same shape bypassed", func(m *tm.Model) {
 			m.Init("same", tensor.Of([]int{4}, []int64{2, 3, 5, 7}))
 			m.Node("Reshape", []string{"x", "same"}, []string{"r"})

@@ -491,7 +491,7 @@ var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true,
 var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 0}
 
 // fullInputs is the op's input count before an appended residual.
-var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 2, "BatchNormalization": 5}
+var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 3, "BatchNormalization": 5}
 
 // fuseActivations merges into a Conv/Gemm/MatMul the residual Add (or
 // two-input Sum) and the activation that follow it (either or both), when the kernel says it
