@@ -9,10 +9,10 @@
 // New returns a plan.Accelerator; the plan offers it every node, and a
 // node it declines stays on the CPU with the reason (dtype, rank,
 // attribute, size over maxStorageBufferBindingSize, the cost rules of
-// Options). Placement itself
-// (place.go) needs no device, so it is tested natively; the kernels run
-// only under GOOS=js GOARCH=wasm, where tests/ci-webgpu.sh runs them on
-// Node + Dawn and on headless Chromium, both on SwiftShader.
+// Options). Placement itself (place.go) needs no device, so it is tested
+// natively; the kernels run only under GOOS=js GOARCH=wasm, where
+// tests/ci-webgpu.sh runs them on Node + Dawn and on headless Chromium,
+// both on SwiftShader.
 package webgpu
 
 import "github.com/gort-dev/gort/runtime/plan"
