@@ -237,6 +237,18 @@ type resizePass struct {
 	inN, outN, taps  int
 }
 
+// Heavy is the segment rule (plan.Segmenter; see heavyOps).
+func (a *Accelerator) Heavy(n *op.Node) bool { return heavy(a.opts, n) }
+
+// Release frees the constants uploaded at build, when the plan sends the
+// node back to the CPU (the segment rule).
+func (k *kernel) Release() {
+	for i, b := range k.consts {
+		b.Release()
+		delete(k.consts, i)
+	}
+}
+
 // kernel is one node's WebGPU kernel (an op.ValueKernel).
 type kernel struct {
 	a      *Accelerator

@@ -8,10 +8,11 @@
 //
 // New returns a plan.Accelerator; the plan offers it every node, and a
 // node it declines stays on the CPU with the reason (dtype, rank,
-// attribute, size over maxStorageBufferBindingSize). Placement itself
-// (place.go) needs no device, so it is tested natively; the kernels run
-// only under GOOS=js GOARCH=wasm, where tests/ci-webgpu.sh runs them on
-// Node + Dawn and on headless Chromium, both on SwiftShader.
+// attribute, size over maxStorageBufferBindingSize, the cost rules of
+// Options). Placement itself (place.go) needs no device, so it is tested
+// natively; the kernels run only under GOOS=js GOARCH=wasm, where
+// tests/ci-webgpu.sh runs them on Node + Dawn and on headless Chromium,
+// both on SwiftShader.
 package webgpu
 
 import "github.com/gort-dev/gort/runtime/plan"
@@ -23,7 +24,10 @@ const Device plan.Device = "webgpu"
 type Options struct {
 	// MinElements is the cost rule: a node whose data inputs all have
 	// known sizes below it stays on the CPU, where transfers and a
-	// dispatch would cost more than the work. 0 disables the rule.
+	// dispatch would cost more than the work. It also switches the
+	// segment rule (Heavy, plan.Segmenter): a segment of WebGPU steps
+	// with no Conv, ConvTranspose, MatMul or Gemm goes back to the CPU.
+	// 0 disables both rules (tests force single ops onto the device).
 	MinElements int64
 	// Tiled selects the tiled matrix product (MatMul, Gemm, 1×1 Conv):
 	// TiledAuto uses it on hardware adapters only, because on a software

@@ -10,7 +10,7 @@ import (
 
 // Dry places nodes as the WebGPU accelerator would, without a device:
 // the same rules (dtype, rank, attributes, the cost rule of its Options)
-// with a 1 GiB binding limit, so that a host without WebGPU (gort print
+// with a 1 GiB binding limit, and the segment rule (Heavy), so that a host without WebGPU (gort print
 // --webgpu, natively) can still report where each node would run and
 // why. Its kernels refuse to run. The real accelerator may still decline
 // a node Dry takes, when its device's limits are smaller.
@@ -27,6 +27,10 @@ func (d Dry) Kernel(n *op.Node, in []graph.Type) (any, string) {
 	}
 	return dryKernel{}, ""
 }
+
+// Heavy applies the segment rule as the real accelerator does, so that
+// print and run agree.
+func (d Dry) Heavy(n *op.Node) bool { return heavy(d.Options, n) }
 
 type dryKernel struct{}
 

@@ -563,3 +563,19 @@ func allOnes(d []graph.Dim) bool {
 	}
 	return true
 }
+
+// heavyOps are the ops that pay for a segment's transfers: their work per
+// element moved grows with a reduction (the K multiply-adds per output of
+// Conv, ConvTranspose, MatMul and Gemm). The others (elementwise ops,
+// activations, pools, BatchNormalization, Softmax, Concat, the copies and
+// Resize) are memory-bound, a few operations per element, so on their own
+// they cost the device about what their upload and download cost, and the
+// CPU less. Resize is light too: it reads each input element a few times,
+// and its output, larger than its input, is what the CPU would download.
+var heavyOps = map[string]bool{"Conv": true, "ConvTranspose": true, "MatMul": true, "Gemm": true}
+
+// heavy is the plan's segment rule (plan.Segmenter): a segment of WebGPU
+// steps with no heavy op goes back to the CPU. It is part of the cost
+// rule, so MinElements 0 switches it off (every op counts as heavy) and
+// tests can force single ops onto the device.
+func heavy(o Options, n *op.Node) bool { return o.MinElements <= 0 || heavyOps[n.OpType] }

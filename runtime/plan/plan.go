@@ -89,6 +89,9 @@ type Accelerator interface {
 	Kernel(n *op.Node, inputs []graph.Type) (kernel any, reason string)
 }
 
+// An Accelerator may also be a Segmenter (segments.go): then, once every
+// step is built, segments of its steps with no heavy op go back to the CPU.
+
 // Step is one node of the plan.
 type Step struct {
 	// Node is the node as compiled: the model's node, or one made by a
@@ -283,6 +286,11 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		// steps pack theirs.
 		c.releaseConsts(p, st, w, consts, readers)
 		p.Steps = append(p.Steps, st)
+	}
+	if acc := c.opts.Accelerator; acc != nil && c.depth == 0 {
+		for _, st := range placeSegments(p.Steps, acc) {
+			c.releaseConsts(p, st, w, consts, readers)
+		}
 	}
 	p.Slots = len(p.Names)
 	p.Consts = make([]tensor.Value, p.Slots)
