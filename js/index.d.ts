@@ -338,10 +338,11 @@ export declare function check(model: ModelSource, options?: { externalData?: Inf
 export declare function inferShapes(model: ModelSource): Promise<ShapeReport>;
 /**
  * The graph as text, or as a document with {json: true}. With session options naming executionProviders
- * ['webgpu', ...], each node also shows where it runs and why it stays on the CPU.
+ * ['webgpu', ...], each node also shows where it runs and why it stays on the CPU; with webgpuDryRun, where a
+ * WebGPU session would run it by WebGPU's rules and default cost threshold, decided without a device (as `gort print --webgpu`).
  */
-export declare function printGraph(model: ModelSource, options?: { json?: false } & InferenceSession.SessionOptions): Promise<string>;
-export declare function printGraph(model: ModelSource, options: { json: true } & InferenceSession.SessionOptions): Promise<ModelDocument>;
+export declare function printGraph(model: ModelSource, options?: { json?: false; webgpuDryRun?: boolean } & InferenceSession.SessionOptions): Promise<string>;
+export declare function printGraph(model: ModelSource, options: { json: true; webgpuDryRun?: boolean } & InferenceSession.SessionOptions): Promise<ModelDocument>;
 /** What gort can run and what the optimiser does, for these session options. */
 export declare function capabilities(model: ModelSource, options?: InferenceSession.SessionOptions): Promise<CapabilityReport>;
 /** Compares tensors (ONNX defaults rtol 1e-3, atol 1e-7). */

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"syscall/js"
 
+	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/check"
 	"github.com/gort-dev/gort/runtime/compare"
@@ -103,23 +104,34 @@ func inferShapes(args []js.Value) (func() (any, error), error) {
 	}, nil
 }
 
-// printGraph(model, {json?: boolean, executionProviders?, ...load's options}) →
-// Promise<string | model document>. With executionProviders naming
-// 'webgpu', each node also shows where a session with those options runs
-// it, and why it stays on the CPU.
+// printGraph(model, {json?: boolean, executionProviders?, webgpuDryRun?,
+// ...load's options}) → Promise<string | model document>. With
+// executionProviders naming 'webgpu', each node also shows where a session
+// with those options runs it, and why it stays on the CPU; webgpuDryRun
+// shows the same by WebGPU's rules without a device.
 func printGraph(args []js.Value) (func() (any, error), error) {
 	model, opts, prov, err := modelArgs("printGraph", args)
 	if err != nil {
 		return nil, err
 	}
 	asDoc := len(args) > 1 && jsval.Get(args[1], "json").Truthy()
+	dry := len(args) > 1 && jsval.Get(args[1], "webgpuDryRun").Truthy()
 	return func() (any, error) {
 		mp, err := decodeModel(model)
 		if err != nil {
 			return nil, err
 		}
 		m := printer.Build(mp, nil)
-		if prov.webgpu {
+		if dry {
+			// WebGPU's placement rules and default cost threshold without a
+			// device (what `gort print --webgpu` shows).
+			opts.Accelerator = webgpu.Dry{Options: webgpu.Options{MinElements: webgpu.DefaultMinElements}}
+			s, err := runtime.Load(model, &opts)
+			if err != nil {
+				return nil, err
+			}
+			m.Place(s.Plan(), "cpu")
+		} else if prov.webgpu {
 			prov.open(&opts)
 			s, err := runtime.Load(model, &opts)
 			if err != nil {

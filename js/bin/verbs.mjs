@@ -36,10 +36,10 @@ async function modelBytes(path) {
 }
 
 // The model decoded by the library's printer, or exit 2 (as cmd/gort's readModel).
-async function printed(path, bytes) {
+async function printed(path, bytes, webgpuDryRun = false) {
   let pm;
   try {
-    pm = await gort.printGraph(bytes, { json: true });
+    pm = await gort.printGraph(bytes, { json: true, webgpuDryRun });
   } catch (e) {
     throw new CommandError(`${path}: ${e.message}`, EXIT_USAGE);
   }
@@ -236,15 +236,16 @@ export async function inspect(io, args) {
 
 export async function print(io, args) {
   const f = new Flags(io, 'print', 'model.onnx', 'Prints the graph in the spirit of onnx.helper.printable_graph, with the inferred type and\nshape of every value and subgraphs indented; --json gives the same as a JSON document.');
+  f.bool('webgpu', false, "also show where a WebGPU session would run each node, and why a node stays on the CPU\n(WebGPU's placement rules and default cost threshold, decided without a device)");
   const pos = f.parse(args, 1);
   if (!pos) return EXIT_OK;
   const bytes = await modelBytes(pos[0]);
-  const pm = await printed(pos[0], bytes);
+  const pm = await printed(pos[0], bytes, f.values.webgpu);
   if (f.values.json) {
     io.out(goJSON(pm, { maps: MAPS, floats: FLOATS }));
     return EXIT_OK;
   }
-  io.out(await gort.printGraph(bytes));
+  io.out(await gort.printGraph(bytes, { webgpuDryRun: f.values.webgpu }));
   return EXIT_OK;
 }
 
@@ -553,11 +554,18 @@ export async function bench(io, args) {
   const f = new Flags(io, 'bench', 'model.onnx', 'Loads the model once and runs it N times on the same inputs: the cold create (load and\nplan), the first run, and the median and 90th percentile of the runs after the first.');
   dataFlags(f, false);
   f.int('runs', 10, 'number of runs, the first included');
+  f.bool('profile', false, 'also print where the steady-state time goes: per op type and the slowest nodes');
   const pos = f.parse(args, 1);
   if (!pos) return EXIT_OK;
   const v = f.values;
   if (v.runs < 1) {
     io.err('gort bench: --runs must be at least 1\n');
+    return EXIT_USAGE;
+  }
+  if (v.profile) {
+    // The JS package does not time single nodes; the native CLI built for
+    // wasm does (see README, Benchmarks).
+    io.err('gort bench: --profile is only in the native CLI (go run ./cmd/gort bench --profile, or built for GOOS=js)\n');
     return EXIT_USAGE;
   }
   const { session, loadMs } = await load(pos[0]);

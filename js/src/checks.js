@@ -34,7 +34,9 @@ export async function printGraph(model, options) {
   const o = options || {};
   // With executionProviders (as create takes), each node shows where it runs.
   const { bytes, loadOpts } = await loadArguments(model, o);
-  return tool('printGraph', bytes, Object.assign(loadOpts, { json: !!o.json }));
+  // webgpuDryRun: where a WebGPU session would run each node, by WebGPU's
+  // rules and default cost threshold, decided without a device.
+  return tool('printGraph', bytes, Object.assign(loadOpts, { json: !!o.json, webgpuDryRun: !!o.webgpuDryRun }));
 }
 
 /**

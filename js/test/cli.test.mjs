@@ -173,7 +173,7 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   assert.equal(savedNpz.code, 0, savedNpz.stderr);
   const cases = [
     // a valid model
-    [0, 'check', M], [0, 'inspect', M], [0, 'info', '--json', M], [0, 'print', M], [0, 'print', '--json', M],
+    [0, 'check', M], [0, 'inspect', M], [0, 'info', '--json', M], [0, 'print', M], [0, 'print', '--json', M], [0, 'print', '--webgpu', M], [0, 'print', '--json', '--webgpu', M],
     [0, 'run', M], [0, 'run', '--json', ...data, p('chain.onnx')], [0, 'compare', '--data', D, M],
     [0, 'run', p('types.onnx')], [0, 'check', '--json', p('chain.onnx')],
     [0, 'bench', '--runs', '3', ...data, p('chain.onnx')], [0, 'bench', '--json', '--runs', '2', p('chain.onnx')],
