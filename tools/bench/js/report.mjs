@@ -55,7 +55,9 @@ export function renderMarkdown(res, cmp) {
   L.push('own worker thread with a fresh wasm instance per model, runs interleaved. Times in ms, memory in MiB of wasm');
   L.push('memory at its peak (WebAssembly memory never shrinks). **ratio** = gort median / onnxruntime-web 1-thread median');
   L.push('(below 1: gort is faster); **cold ratio** = the same for cold create + first run. Δ = largest');
-  L.push('|gort − ORT| / (1 + |ORT|) over the outputs.', '');
+  L.push('|gort − ORT| / (1 + |ORT|) over the outputs. **runs** = warm-up runs of gort (ORT ran its own) + steady runs: the');
+  L.push('steady runs follow a warm-up of 1.5 s of runs per runtime (0.3 s with QUICK; at most 200 runs), so that V8 has optimised both modules; the');
+  L.push('first run and cold ratio are taken before it.', '');
   L.push(`Machine: ${m.cpu}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node}; gort ${m.gortVersion} at ${m.commit || '?'}; ${m.date}; mode ${m.mode}.`);
   L.push('The machine may be shared: figures on a busy machine are noisy; compare ratios (both runtimes share the noise), not times.', '');
   const ort1 = res.models.find((x) => x.ort1?.version)?.ort1.version;
@@ -66,7 +68,7 @@ export function renderMarkdown(res, cmp) {
     const g = r.gort, o = r.ort1;
     L.push(`| ${r.name} | ${cell(g, 'create', ms)} | ${cell(o, 'create', ms)} | ${cell(g, 'first', ms)} | ${cell(o, 'first', ms)} | ` +
       `${cell(g, 'median', ms)} | ${cell(g, 'p90', ms)} | ${cell(o, 'median', ms)} | ${cell(o, 'p90', ms)} | ` +
-      `${cell(g, 'memory', mb)} | ${cell(o, 'memory', mb)} | **${ratio(r.ratio)}** | ${ratio(r.coldRatio)} | ${g.n} | ` +
+      `${cell(g, 'memory', mb)} | ${cell(o, 'memory', mb)} | **${ratio(r.ratio)}** | ${ratio(r.coldRatio)} | ${g.warmRuns != null ? `${g.warmRuns}+` : ''}${g.n} | ` +
       `${r.agreement ? (r.agreement.ok ? r.agreement.worst.toExponential(0) : '⚠ ' + r.agreement.worst.toExponential(0)) : '—'} |`);
   }
   const errs = res.models.flatMap((r) => ['gort', 'ort1', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
