@@ -233,28 +233,7 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 		if bias != nil && bias.Len() != M {
 			continue
 		}
-		S, T := make([]float64, M), make([]float64, M)
-		for m := range S {
-			S[m] = 1
-		}
-		var folded []*graph.Node
-		out := conv.Outputs[0]
-		for {
-			next := w.soleReader(idx, out)
-			if next == nil || drop[next] {
-				break
-			}
-			s, shift, ok := channelAffine(w, next, out, M, wt.Rank())
-			if !ok {
-				break
-			}
-			for m := range S {
-				S[m] *= s[m]
-				T[m] = T[m]*s[m] + shift[m]
-			}
-			folded = append(folded, next)
-			out = next.Outputs[0]
-		}
+		S, T, folded, out := w.affineChain(idx, drop, conv.Outputs[0], M, wt.Rank(), "")
 		if len(folded) == 0 {
 			continue
 		}
@@ -318,6 +297,35 @@ func scaleRow(dst, src []float32, s float64) {
 	}
 }
 
+// affineChain follows from value out the chain of per-channel affine ops
+// (channelAffine: an inference BatchNormalization, a Mul or Add by a constant
+// with one value per channel) that each solely read the previous one's
+// output, stopping at an op of type stopAt, and composes them into
+// y = x·S + T per channel (float64). It returns the ops and the chain's last
+// output.
+func (w *workGraph) affineChain(idx *readIndex, drop map[*graph.Node]bool, out string, channels, rank int, stopAt string) (S, T []float64, folded []*graph.Node, last string) {
+	S, T = make([]float64, channels), make([]float64, channels)
+	for m := range S {
+		S[m] = 1
+	}
+	for {
+		next := w.soleReader(idx, out)
+		if next == nil || drop[next] || next.OpType == stopAt {
+			return S, T, folded, out
+		}
+		s, shift, ok := channelAffine(w, next, out, channels, rank)
+		if !ok {
+			return S, T, folded, out
+		}
+		for m := range S {
+			S[m] *= s[m]
+			T[m] = T[m]*s[m] + shift[m]
+		}
+		folded = append(folded, next)
+		out = next.Outputs[0]
+	}
+}
+
 // foldIntoBatchNorm folds into a BatchNormalization that no Conv feeds
 // (DenseNet's pre-activation, after a Concat) the per-channel Mul and Add
 // by constants that follow it, as foldBatchNorm folds them into a Conv: the
@@ -340,28 +348,7 @@ func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
 			continue
 		}
 		C := scale.Len()
-		S, T := make([]float64, C), make([]float64, C)
-		for m := range S {
-			S[m] = 1
-		}
-		var folded []*graph.Node
-		out := bn.Outputs[0]
-		for {
-			next := w.soleReader(idx, out)
-			if next == nil || drop[next] || next.OpType == "BatchNormalization" {
-				break
-			}
-			s, shift, ok := channelAffine(w, next, out, C, len(shape))
-			if !ok {
-				break
-			}
-			for m := range S {
-				S[m] *= s[m]
-				T[m] = T[m]*s[m] + shift[m]
-			}
-			folded = append(folded, next)
-			out = next.Outputs[0]
-		}
+		S, T, folded, out := w.affineChain(idx, drop, bn.Outputs[0], C, len(shape), "BatchNormalization")
 		if len(folded) == 0 {
 			continue
 		}
