@@ -218,7 +218,7 @@ type convScratch struct {
 	col       []float32  // a column block, padded input planes, a pooling row
 	taps      []int      // the padded layout's tap offsets
 	rowOff    []int      // per im2col row, its offset in the padded planes
-	poolSpans []poolSpan // AvgPool2D's border columns
+	poolSpans []poolSpan // the pooling kernels' border columns
 }
 
 var convPool = sync.Pool{New: func() any { return new(convScratch) }}
@@ -415,23 +415,6 @@ func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
 		if ow += NR; ow >= OW {
 			oh, ow = oh+ow/OW, ow%OW
 		}
-	}
-}
-
-// im2colRun fills the lanes of d (n of them, zeroed) for output columns
-// [ow, ow+n) of one output row of im2col row r, whose input row is src:
-// those inside r's valid columns, the rest staying zero (padding).
-func im2colRun(d, src []float32, ow, n int, r *im2colRow, sw int) {
-	w0, w1 := max(ow, r.wlo), min(ow+n, r.whi)
-	if w0 >= w1 {
-		return
-	}
-	// A loop rather than copy even at unit stride: the runs are at most NR
-	// long, too short for a call to memmove.
-	d = d[w0-ow : w1-ow]
-	src = src[w0*sw+r.offW : (w1-1)*sw+r.offW+1]
-	for l := range d {
-		d[l] = src[l*sw]
 	}
 }
 

@@ -30,6 +30,21 @@ func poolTaps(o, in, s, d, k, padBegin, padEnd int) (lo, hi, withPad int) {
 	return lo, hi, withPad
 }
 
+// interiorCols returns the output columns [lo, hi) whose pooling window
+// lies inside a row of W inputs (hi ≥ lo).
+func interiorCols(W, OW, KW, sw, dw, pw int) (lo, hi int) {
+	lo, _ = validRange(W, OW, sw, pw, 0)
+	_, hi = validRange(W, OW, sw, pw, (KW-1)*dw)
+	return lo, max(hi, lo)
+}
+
+// poolRows returns the pooling scratch rows: col, the column maxima or sums
+// of a row of W inputs, and win, the strided window scan (each W floats).
+func (sc *convScratch) poolRows(W int) (col, win []float32) {
+	sc.col = grow(sc.col, 2*W)
+	return sc.col[:W], sc.col[W : 2*W]
+}
+
 // MaxPool2D computes MaxPool over planes consecutive planes (one call per
 // node, so that its scratch and set-up are had once). Each output is, as in the
 // generic loop (which scans the window taking the first valid tap and
@@ -47,16 +62,12 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	// Output columns whose window lies inside the row.
-	lo, _ := validRange(W, OW, sw, pw, 0)
-	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
-	if hi < lo {
-		hi = lo
-	}
+	lo, hi := interiorCols(W, OW, KW, sw, dw, pw)
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
-	sc.col = grow(sc.col, 2*W)
-	col, win := sc.col[:W], sc.col[W:2*W]
+	col, win := sc.poolRows(W)
+	spans := sc.borderSpans(OW, lo, hi, W, KW, sw, dw, pw, 0)
+	defer func() { sc.poolSpans = spans[:0] }()
 	is, os := H*W, OH*OW
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
@@ -103,28 +114,24 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 					yrow[ow] = best
 				}
 			}
-			border := func(ow int) {
-				best, any := float32(math.Inf(-1)), false
-				for kw := 0; kw < KW; kw++ {
-					if iw := ow*sw - pw + kw*dw; iw >= 0 && iw < W {
-						if v := col[iw]; !any {
-							best, any = v, true
-							if f := first[iw]; f != f {
-								best = f
-								break
+			// The border columns: their valid taps [c.lo, c.hi), the first
+			// of them winning when NaN.
+			for _, c := range spans {
+				best := float32(math.Inf(-1))
+				if c.lo < c.hi {
+					iw0 := c.ow*sw - pw
+					best = col[iw0+c.lo*dw]
+					if f := first[iw0+c.lo*dw]; f != f {
+						best = f
+					} else {
+						for kw := c.lo + 1; kw < c.hi; kw++ {
+							if v := col[iw0+kw*dw]; v > best {
+								best = v
 							}
-						} else if v > best {
-							best = v
 						}
 					}
 				}
-				yrow[ow] = best
-			}
-			for ow := 0; ow < min(lo, OW); ow++ {
-				border(ow)
-			}
-			for ow := max(hi, lo); ow < OW; ow++ {
-				border(ow)
+				yrow[c.ow] = best
 			}
 		}
 	}
@@ -178,26 +185,13 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 	sh, sw := g.Strides[0], g.Strides[1]
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	// Output columns whose window lies inside the row: there every tap is
-	// valid and counted, KW of them.
-	lo, _ := validRange(W, OW, sw, pw, 0)
-	_, hi := validRange(W, OW, sw, pw, (KW-1)*dw)
-	if hi < lo {
-		hi = lo
-	}
+	// In the interior columns every tap is valid and counted, KW of them.
+	lo, hi := interiorCols(W, OW, KW, sw, dw, pw)
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
-	sc.col = grow(sc.col, 2*W)
-	col, win := sc.col[:W], sc.col[W:2*W]
-	// The taps of the border columns' windows, worked out once.
-	spans := sc.poolSpans[:0]
+	col, win := sc.poolRows(W)
+	spans := sc.borderSpans(OW, lo, hi, W, KW, sw, dw, pw, padsEnd[1])
 	defer func() { sc.poolSpans = spans[:0] }()
-	for ow := range OW {
-		if ow < lo || ow >= hi {
-			l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padsEnd[1])
-			spans = append(spans, poolSpan{ow, l, h, p})
-		}
-	}
 	is, os := H*W, OH*OW
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
@@ -257,6 +251,20 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 // poolSpan is a border output column of a pooling window: its valid taps
 // [lo, hi) and the number inside the input and its explicit padding.
 type poolSpan struct{ ow, lo, hi, withPad int }
+
+// borderSpans returns, in sc.poolSpans' storage, the taps of the windows of
+// the output columns outside [lo, hi), worked out once per call (padEnd
+// counts towards withPad only).
+func (sc *convScratch) borderSpans(OW, lo, hi, W, KW, sw, dw, pw, padEnd int) []poolSpan {
+	spans := sc.poolSpans[:0]
+	for ow := range OW {
+		if ow < lo || ow >= hi {
+			l, h, p := poolTaps(ow, W, sw, dw, KW, pw, padEnd)
+			spans = append(spans, poolSpan{ow, l, h, p})
+		}
+	}
+	return spans
+}
 
 // maxRowsScalar sets dst[i] to the running maximum of the nrows rows
 // x[off + j·step + i], NaNs skipped (NaN only if all are): t is replaced

@@ -15,7 +15,7 @@ const vecWindow = true
 // costs sw/4 vector scans against one scalar scan.
 const maxVecStride = 4
 
-// maxRows sets dst[i] to the running maximum, NaNs skipped as in maxInto,
+// maxRows sets dst[i] to the running maximum, NaNs skipped as in maxRowsScalar,
 // of the nrows rows x[off + j·step + i]: the column maxima of a MaxPool
 // window in one pass over its rows, instead of a copy and one
 // read-modify-write pass of dst per further row.

@@ -68,17 +68,6 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 	}
 }
 
-// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
-// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
-func maxInto(dst, src []float32) {
-	src = src[:len(dst)]
-	for i, v := range src {
-		if t := dst[i]; !(t >= v || v != v) {
-			dst[i] = v
-		}
-	}
-}
-
 // maxWindowS1Vec is the vectorised part of maxWindowS1: none here.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int { return 0 }
 

@@ -309,22 +309,6 @@ func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) {
 	}
 }
 
-// maxInto sets dst[i] = src[i] where src[i] > dst[i] or dst[i] is NaN,
-// unless src[i] is NaN: the running maximum of a column, NaNs skipped.
-func maxInto(dst, src []float32) {
-	src = src[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		t, v := archsimd.LoadFloat32x4(dst[i:i+4]), archsimd.LoadFloat32x4(src[i:i+4])
-		t.IfElse(t.GreaterEqual(v).Or(v.NotEqual(v)), v).Store(dst[i : i+4])
-	}
-	for ; i < len(dst); i++ {
-		if t, v := dst[i], src[i]; !(t >= v || v != v) {
-			dst[i] = v
-		}
-	}
-}
-
 // maxWindowS1Vec computes maxWindowS1 four outputs at a time and returns
 // how many it did; the caller has checked x's and first's extents.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
