@@ -183,17 +183,8 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 			}
 		}
 		if ep != nil {
-			for mi := 0; mi < m; mi++ {
-				var bias float32
-				if ep.RowBias != nil {
-					bias = ep.RowBias[mi]
-				}
-				var res []float32
-				if ep.Residual != nil {
-					res = ep.Residual[mi*ep.LdR+oh0*OW : mi*ep.LdR+oh1*OW]
-				}
-				epilogueRow(y[mi*os+oh0*OW:mi*os+oh1*OW], ep.RowBias != nil, bias, nil, res, ep.Act, ep.Alpha, ep.Beta)
-			}
+			// y is M × os: these rows are its columns [oh0·OW, oh1·OW).
+			ep.apply(y, os, 0, m, oh0*OW, (oh1-oh0)*OW)
 		}
 	}
 	return nil
