@@ -221,7 +221,7 @@ func (s *sgemmScratch) bufs(na, nb int) ([]float32, []float32) {
 // transA) and op(B) is k×n. When beta is 0, C is overwritten without being
 // read, so it may hold garbage (NaN) on entry, as in BLAS.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(m, n, k, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{trans: transB, b: b, ldb: ldb}, beta, c, ldc, nil)
+	SgemmEpi(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // SgemmEpi is Sgemm followed by the epilogue ep (nil for none), applied to
