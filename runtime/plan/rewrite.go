@@ -539,7 +539,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		}
 		merged.Outputs = []string{out}
 		merged.Fused = f
-		if !c.kernelFuses(w, &merged) {
+		if !c.kernelFuses(&merged) {
 			continue
 		}
 		w.replace(at, &merged)
@@ -572,7 +572,7 @@ func residualAdd(n *graph.Node) bool {
 // step, and releases each step's constants as it goes (releaseConsts),
 // which keeps loading from holding every packed form beside every
 // constant at once.
-func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
+func (c *compiler) kernelFuses(n *graph.Node) bool {
 	fk, ok := probeKernel(n).(op.FusingKernel)
 	return ok && fk.AppliesFusion()
 }
