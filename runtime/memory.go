@@ -91,10 +91,7 @@ func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimat
 	// the types inferred at load already hold.
 	types := s.types
 	if types == nil || !s.matchesDeclared(inputs) {
-		types = map[string]graph.Type{}
-		for name, info := range shapes.Model(s.model.Proto, &shapes.Options{Registry: s.opts.Registry, Inputs: inputs}).Values {
-			types[name] = info.Type
-		}
+		types = s.inferTypes(inputs)
 	}
 	est := &estimate{}
 	bytesOf := func(name string) (int64, bool) {
@@ -138,6 +135,15 @@ func (s *Session) estimate(p *plan.Plan, feeds map[string]tensor.Value) *estimat
 		}
 	}
 	return est
+}
+
+// inferTypes infers every value's type from the inputs' types.
+func (s *Session) inferTypes(inputs map[string]graph.Type) map[string]graph.Type {
+	types := map[string]graph.Type{}
+	for name, info := range shapes.Model(s.model.Proto, &shapes.Options{Registry: s.opts.Registry, Inputs: inputs}).Values {
+		types[name] = info.Type
+	}
+	return types
 }
 
 // matchesDeclared reports whether the feeds' types are the declared input

@@ -22,7 +22,6 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/plan"
-	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -172,10 +171,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 		s.declared[in.Name] = s.override(in.Type)
 	}
 	if o.Optimization != OptimizeDisabled || o.Accelerator != nil {
-		s.types = map[string]graph.Type{}
-		for name, info := range shapes.Model(m.Proto, &shapes.Options{Registry: o.Registry, Inputs: s.declared}).Values {
-			s.types[name] = info.Type
-		}
+		s.types = s.inferTypes(s.declared)
 	}
 	s.plan, err = s.compile(nil)
 	if err != nil {

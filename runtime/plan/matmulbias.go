@@ -78,12 +78,6 @@ func lastAxisBias(shape []int, rank, n int) bool {
 // kernelTakesBias builds the node's kernel (without constants, so nothing
 // is packed) to ask whether it takes the bias input.
 func (c *compiler) kernelTakesBias(n *graph.Node) bool {
-	node := n.Node
-	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
-	k, err := BuildKernel(n.Builder, &node)
-	if err != nil {
-		return false
-	}
-	bf, ok := k.(biasFuser)
+	bf, ok := probeKernel(n).(biasFuser)
 	return ok && bf.FusesBias()
 }

@@ -273,12 +273,7 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 				w.dropConst(old)
 			}
 		}
-		names := []string{conv.Name}
-		for _, n := range folded {
-			drop[n] = true
-			names = append(names, n.Name+" ("+n.OpType+")")
-		}
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the weights)", strings.Join(names, "+")))
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the weights)", dropFolded(drop, conv, folded)))
 	}
 	w.remove(drop)
 }
@@ -353,9 +348,10 @@ func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
 			continue
 		}
 		ns, nb := tensor.New(tensor.Float, C), tensor.New(tensor.Float, C)
+		nsd, nbd, sd, bd := ns.F32(), nb.F32(), scale.F32(), bias.F32()
 		for m := 0; m < C; m++ {
-			ns.F32()[m] = float32(float64(scale.F32()[m]) * S[m])
-			nb.F32()[m] = float32(float64(bias.F32()[m])*S[m] + T[m])
+			nsd[m] = float32(float64(sd[m]) * S[m])
+			nbd[m] = float32(float64(bd[m])*S[m] + T[m])
 		}
 		sName, bName := w.freshName(bn.Name+"/scale_folded"), w.freshName(bn.Name+"/B_folded")
 		w.consts[sName], w.consts[bName] = ns, nb
@@ -366,14 +362,20 @@ func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
 		merged.Outputs = []string{out}
 		merged.Reads = replaceUnique(slices.Clone(merged.Inputs), "", "")
 		w.replace(bn, &merged)
-		names := []string{bn.Name}
-		for _, n := range folded {
-			drop[n] = true
-			names = append(names, n.Name+" ("+n.OpType+")")
-		}
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the BatchNormalization)", strings.Join(names, "+")))
+		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the BatchNormalization)", dropFolded(drop, bn, folded)))
 	}
 	w.remove(drop)
+}
+
+// dropFolded marks the ops folded into into for removal and names them for
+// the report: "into+op (OpType)+…".
+func dropFolded(drop map[*graph.Node]bool, into *graph.Node, folded []*graph.Node) string {
+	names := []string{into.Name}
+	for _, n := range folded {
+		drop[n] = true
+		names = append(names, n.Name+" ("+n.OpType+")")
+	}
+	return strings.Join(names, "+")
 }
 
 // channelAffine returns per-channel s and shift with n(x) = x·s + shift,
@@ -537,7 +539,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		}
 		merged.Outputs = []string{out}
 		merged.Fused = f
-		if !c.kernelFuses(w, &merged) {
+		if !c.kernelFuses(&merged) {
 			continue
 		}
 		w.replace(at, &merged)
@@ -570,15 +572,22 @@ func residualAdd(n *graph.Node) bool {
 // step, and releases each step's constants as it goes (releaseConsts),
 // which keeps loading from holding every packed form beside every
 // constant at once.
-func (c *compiler) kernelFuses(w *workGraph, n *graph.Node) bool {
+func (c *compiler) kernelFuses(n *graph.Node) bool {
+	fk, ok := probeKernel(n).(op.FusingKernel)
+	return ok && fk.AppliesFusion()
+}
+
+// probeKernel builds n's kernel without its constant inputs, so that it
+// packs nothing, for a rewrite to ask it what it supports; nil if the
+// builder fails.
+func probeKernel(n *graph.Node) any {
 	node := n.Node
 	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
 	k, err := BuildKernel(n.Builder, &node)
 	if err != nil {
-		return false
+		return nil
 	}
-	fk, ok := k.(op.FusingKernel)
-	return ok && fk.AppliesFusion()
+	return k
 }
 
 // activation reads an activation node as an epilogue.
