@@ -1,9 +1,10 @@
 package control
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
-	"slices"
 )
 
 // Loop's versions differ in the value types loop-carried dependencies may

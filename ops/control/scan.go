@@ -1,10 +1,11 @@
 package control
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
-	"slices"
 )
 
 // Scan-8 batches every input along axis 0, scans axis 1 and takes an optional

@@ -116,6 +116,9 @@ func clipBounds[T tensor.Number](out *tensor.Tensor, src []T, lo, hi *tensor.Ten
 // numeric_limits::lowest() and max(), so ±Inf become the largest finite
 // values (a NaN stays NaN).
 func clipFloatLimits(out *tensor.Tensor, dt tensor.DType, lo, hi *tensor.Tensor) {
+	if lo != nil && hi != nil {
+		return
+	}
 	var limit float32
 	switch dt {
 	case tensor.Float:
@@ -128,14 +131,7 @@ func clipFloatLimits(out *tensor.Tensor, dt tensor.DType, lo, hi *tensor.Tensor)
 		return
 	}
 	d := out.F32()
-	for i, v := range d {
-		if lo == nil && v < -limit {
-			d[i] = -limit
-		}
-		if hi == nil && v > limit {
-			d[i] = limit
-		}
-	}
+	clipT(d, d, -limit, limit, lo == nil, hi == nil)
 }
 
 func clipT[T tensor.Number](dst, src []T, lo, hi T, hasLo, hasHi bool) {

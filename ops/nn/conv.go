@@ -200,15 +200,10 @@ func sameData(a, b []float32) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// pointwise reports whether the convolution is a plain 1×1 with unit
-// stride and no padding, in which case the input already is the im2col
-// matrix and the GEMM can read it directly.
-func pointwise(g *kernels.ConvGeom) bool { return kernels.Pointwise(g) }
-
 // colSize returns the number of scratch elements the im2col buffer of the
 // float64 path needs, checked against the memory budget.
 func colSize(ctx *op.Context, c *convAttrs, s *convShapes) (int, error) {
-	if pointwise(s.geom) {
+	if kernels.Pointwise(s.geom) {
 		return 0, nil
 	}
 	return ctx.CheckShape(tensor.Double, []int{s.c / c.group * s.geom.KernelSize(), s.geom.OutSize()})
@@ -230,7 +225,7 @@ func convForward[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T, 
 	// About 4 M multiply-adds per block (a few ms even in slow WebAssembly),
 	// and never fewer than 256 pixels, so the GEMM keeps its efficiency.
 	block := max(256, (1<<22)/max(mg*kdim, 1))
-	pw := pointwise(s.geom)
+	pw := kernels.Pointwise(s.geom)
 	for n := 0; n < s.n; n++ {
 		for g := 0; g < group; g++ {
 			xg := x[(n*s.c+g*cg)*is : (n*s.c+(g+1)*cg)*is]

@@ -1,10 +1,11 @@
 package nn
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
-	"slices"
 )
 
 // ConvTranspose-11/22 share semantics (22 added bfloat16); version 1 places
@@ -64,7 +65,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 		y := ctx.New(x.DType(), s.yShape...)
 		if x.DType() == tensor.Double {
 			colN := 0
-			if !pointwise(s.geom) {
+			if !kernels.Pointwise(s.geom) {
 				if colN, err = ctx.CheckShape(x.DType(), []int{s.m / t.group * s.geom.KernelSize(), s.geom.OutSize()}); err != nil {
 					return nil, err
 				}
@@ -202,7 +203,7 @@ func convTranspose[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T
 	cg, mg := s.c/group, s.m/group
 	xs, ys, ks := s.geom.OutSize(), s.geom.InSize(), s.geom.KernelSize()
 	rows := mg * ks
-	pw := pointwise(s.geom)
+	pw := kernels.Pointwise(s.geom)
 	for n := 0; n < s.n; n++ {
 		for g := 0; g < group; g++ {
 			xg := x[(n*s.c+g*cg)*xs : (n*s.c+(g+1)*cg)*xs]

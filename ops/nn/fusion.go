@@ -1,10 +1,11 @@
 package nn
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
-	"slices"
 )
 
 // fusion is a node's op.Fusion (the epilogue the plan stage folded into a

@@ -1,11 +1,12 @@
 package nn
 
 import (
+	"slices"
+
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
-	"slices"
 )
 
 // MatMul-1/9/13 differ only in the types allowed (9 adds integers, 13

@@ -69,22 +69,22 @@ func gemv8(out, v, m []float32) {
 		a0, a1 := ld4(po, o), ld4(po, o+16)
 		p := uintptr(0)
 		for ; p+16 <= uintptr(k)*4; p += 16 {
-			s := archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(pv, p)))
+			s := bc(*(*float32)(unsafe.Add(pv, p)))
 			a0 = a0.Add(s.Mul(ld4(pm, mo)))
 			a1 = a1.Add(s.Mul(ld4(pm, mo+16)))
-			s = archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(pv, p+4)))
+			s = bc(*(*float32)(unsafe.Add(pv, p+4)))
 			a0 = a0.Add(s.Mul(ld4(pm, mo+32)))
 			a1 = a1.Add(s.Mul(ld4(pm, mo+48)))
-			s = archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(pv, p+8)))
+			s = bc(*(*float32)(unsafe.Add(pv, p+8)))
 			a0 = a0.Add(s.Mul(ld4(pm, mo+64)))
 			a1 = a1.Add(s.Mul(ld4(pm, mo+80)))
-			s = archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(pv, p+12)))
+			s = bc(*(*float32)(unsafe.Add(pv, p+12)))
 			a0 = a0.Add(s.Mul(ld4(pm, mo+96)))
 			a1 = a1.Add(s.Mul(ld4(pm, mo+112)))
 			mo += 128
 		}
 		for ; p < uintptr(k)*4; p += 4 {
-			s := archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(pv, p)))
+			s := bc(*(*float32)(unsafe.Add(pv, p)))
 			a0 = a0.Add(s.Mul(ld4(pm, mo)))
 			a1 = a1.Add(s.Mul(ld4(pm, mo+16)))
 			mo += 32
@@ -189,7 +189,7 @@ func tanhTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		tanh4(load4(src[i : i+4])).StoreArray((*[4]float32)(dst[i : i+4]))
+		store4(tanh4(load4(src[i:i+4])), dst[i:i+4])
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = tanh32(src[i])
@@ -201,7 +201,7 @@ func sigmoidTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		sigmoid4(load4(src[i : i+4])).StoreArray((*[4]float32)(dst[i : i+4]))
+		store4(sigmoid4(load4(src[i:i+4])), dst[i:i+4])
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = sigmoid32(src[i])
