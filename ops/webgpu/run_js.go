@@ -60,6 +60,12 @@ func (r *run) dispatch(p *gpu.Pipeline, u []uint32, n int, bufs ...*gpu.Buffer) 
 	return wrapErr0(r.k.a.d.Dispatch(p, u, n, bufs...))
 }
 
+// dispatchGrid is dispatch over an explicit grid of workgroups.
+func (r *run) dispatchGrid(p *gpu.Pipeline, u []uint32, gx, gy, gz int, bufs ...*gpu.Buffer) error {
+	r.k.a.Dispatches.Add(1)
+	return wrapErr0(r.k.a.d.DispatchGrid(p, u, gx, gy, gz, bufs...))
+}
+
 func wrapErr0(err error) error {
 	if err == nil {
 		return nil
@@ -285,19 +291,11 @@ func (r *run) binaryOn(ab *gpu.Buffer, as []int, bb *gpu.Buffer, bs []int) (*val
 	if max(len(as), len(bs)) > rank || r.k.s.kind == kBinary && max(len(as), len(bs)) != rank {
 		return nil, errs.New(errs.Runtime, "%s inputs %v and %v: rank differs from the %d inferred at load", r.k.n.OpType, as, bs, rank)
 	}
-	ys := make([]int, rank)
-	sa, sb := bstrides(as, rank), bstrides(bs, rank)
-	for d := 0; d < rank; d++ {
-		da, db := dimAt(as, d, rank), dimAt(bs, d, rank)
-		switch {
-		case da == db || db == 1:
-			ys[d] = da
-		case da == 1:
-			ys[d] = db
-		default:
-			return nil, errs.New(errs.Runtime, "%s cannot broadcast %v with %v", r.k.n.OpType, as, bs)
-		}
+	ys, ok := broadcast(as, bs, rank)
+	if !ok {
+		return nil, errs.New(errs.Runtime, "%s cannot broadcast %v with %v", r.k.n.OpType, as, bs)
 	}
+	sa, sb := bstrides(as, rank), bstrides(bs, rank)
 	y, err := r.output(ys)
 	if err != nil {
 		return nil, err
@@ -322,6 +320,24 @@ func dimAt(s []int, d, rank int) int {
 		return 1
 	}
 	return s[d-off]
+}
+
+// broadcast is the rank-dim shape a and b broadcast to (ok false where
+// they do not).
+func broadcast(a, b []int, rank int) (ys []int, ok bool) {
+	ys = make([]int, rank)
+	for d := 0; d < rank; d++ {
+		da, db := dimAt(a, d, rank), dimAt(b, d, rank)
+		switch {
+		case da == db || db == 1:
+			ys[d] = da
+		case da == 1:
+			ys[d] = db
+		default:
+			return nil, false
+		}
+	}
+	return ys, true
 }
 
 // bstrides are s's row-major strides aligned to rank output dims, 0 where
@@ -631,19 +647,11 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 	if k != k2 {
 		return nil, errs.New(errs.Runtime, "%s operands %v and %v: inner dims %d and %d differ", r.k.n.OpType, as, bs, k, k2)
 	}
-	batch := make([]int, s.rank)
-	sa, sb := bstrides(as[:ra-2], s.rank), bstrides(bs[:rb-2], s.rank)
-	for d := 0; d < s.rank; d++ {
-		da, db := dimAt(as[:ra-2], d, s.rank), dimAt(bs[:rb-2], d, s.rank)
-		switch {
-		case da == db || db == 1:
-			batch[d] = da
-		case da == 1:
-			batch[d] = db
-		default:
-			return nil, errs.New(errs.Runtime, "MatMul cannot broadcast %v with %v", as, bs)
-		}
+	batch, ok := broadcast(as[:ra-2], bs[:rb-2], s.rank)
+	if !ok {
+		return nil, errs.New(errs.Runtime, "MatMul cannot broadcast %v with %v", as, bs)
 	}
+	sa, sb := bstrides(as[:ra-2], s.rank), bstrides(bs[:rb-2], s.rank)
 	bufs := []*gpu.Buffer{ab, bb}
 	cm, cn := 0, 0
 	if s.hasC {
@@ -678,14 +686,13 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 		return y, nil
 	}
 	if nb := prod(batch); r.k.pTiled != nil && r.k.a.tiled() && m >= tile/2 && n >= tile/2 && nb <= r.k.a.d.Limits.MaxWorkgroupsPerDimension {
-		r.k.a.Dispatches.Add(1)
-		err = r.k.a.d.DispatchGrid(r.k.pTiled, u, (n+tile-1)/tile, (m+tile-1)/tile, nb, append(bufs, y.buf)...)
+		err = r.dispatchGrid(r.k.pTiled, u, (n+tile-1)/tile, (m+tile-1)/tile, nb, append(bufs, y.buf)...)
 	} else {
 		err = r.dispatch(r.k.p, u, total, append(bufs, y.buf)...)
 	}
 	if err != nil {
 		y.Release()
-		return nil, wrapErr(err)
+		return nil, err
 	}
 	return y, nil
 }
@@ -702,10 +709,9 @@ func (r *run) pointwise(xs, ys []int, m int, xb, wb, bb *gpu.Buffer) (*value, er
 	}
 	u := []uint32{uint32(prod(ys)), uint32(m), uint32(hw), uint32(c), uint32(c), 1, uint32(hw), 1, 1, 0,
 		f32bits(s.alpha), f32bits(s.beta), f32bits(1), f32bits(1), uint32(xs[0]), 0, uint32(c * hw)}
-	r.k.a.Dispatches.Add(1)
-	if err := r.k.a.d.DispatchGrid(r.k.pTiled, u, (hw+tile-1)/tile, (m+tile-1)/tile, xs[0], wb, xb, bb, y.buf); err != nil {
+	if err := r.dispatchGrid(r.k.pTiled, u, (hw+tile-1)/tile, (m+tile-1)/tile, xs[0], wb, xb, bb, y.buf); err != nil {
 		y.Release()
-		return nil, wrapErr(err)
+		return nil, err
 	}
 	return y, nil
 }
@@ -750,8 +756,9 @@ func (r *run) copy(vs []tensor.Value) ([]tensor.Value, error) {
 	outs := []tensor.Value{y}
 	if s.mask {
 		m := tensor.New(tensor.Bool, xs...)
-		for i := range m.Bools() {
-			m.Bools()[i] = true
+		mb := m.Bools()
+		for i := range mb {
+			mb[i] = true
 		}
 		outs = append(outs, m)
 	}
@@ -771,10 +778,9 @@ func (r *run) convTiled(xs, ys []int, m, cg, mg int, g *geom, bufs []*gpu.Buffer
 	u := []uint32{uint32(prod(ys)), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
 	u = g.words(u)
 	u = append(u, uint32(kk), uint32(osz), uint32(s.win.group))
-	r.k.a.Dispatches.Add(1)
-	if err := r.k.a.d.DispatchGrid(r.k.pConvTiled, u, (osz+tile-1)/tile, (mg+tile-1)/tile, xs[0]*s.win.group, append(bufs, y.buf)...); err != nil {
+	if err := r.dispatchGrid(r.k.pConvTiled, u, (osz+tile-1)/tile, (mg+tile-1)/tile, xs[0]*s.win.group, append(bufs, y.buf)...); err != nil {
 		y.Release()
-		return nil, wrapErr(err)
+		return nil, err
 	}
 	return y, nil
 }

@@ -399,6 +399,32 @@ const softmaxWGSL = `struct U { total: u32, n: u32, inner: u32 }
 }
 `
 
+// matmulParts returns what matmulWGSL and matmulTiledWGSL share: the
+// uniform struct, bindings and act function (head), the unrolled batch
+// indexing of ia and ib from t (idx) and Gemm's C term (cterm).
+func matmulParts(batch int, act op.Activation, hasC bool) (head, idx, cterm string, err error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", "", "", err
+	}
+	var f, ix strings.Builder
+	for d := 0; d < batch; d++ {
+		fmt.Fprintf(&f, " d%d: u32, a%d: u32, b%d: u32,", d, d, d)
+	}
+	for d := batch - 1; d >= 0; d-- {
+		fmt.Fprintf(&ix, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
+	}
+	names := []string{"a", "b", "out:y"}
+	if hasC {
+		names = []string{"a", "b", "cc", "out:y"}
+		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
+	}
+	head = `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
+@group(0) @binding(0) var<uniform> u: U;
+` + bindings(names...) + af
+	return head, ix.String(), cterm, nil
+}
+
 // matmulWGSL is a batched matrix product, one output element per
 // invocation: y[b, i, j] = act(α·Σ_k A[b, i, k]·B[b, k, j] + β·C[i, j])
 // (Gemm's α and β are galpha and gbeta; alpha and beta are the fused
@@ -407,30 +433,15 @@ const softmaxWGSL = `struct U { total: u32, n: u32, inner: u32 }
 // broadcasting are strides, 0 where a batch dim broadcasts); batch dims
 // are unrolled per rank. Gemm's C is bound only when hasC.
 func matmulWGSL(batch int, act op.Activation, hasC bool) (string, error) {
-	af, err := actFn(act)
+	head, idx, cterm, err := matmulParts(batch, act, hasC)
 	if err != nil {
 		return "", err
 	}
-	var f, idx strings.Builder
-	for d := 0; d < batch; d++ {
-		fmt.Fprintf(&f, " d%d: u32, a%d: u32, b%d: u32,", d, d, d)
-	}
-	for d := batch - 1; d >= 0; d-- {
-		fmt.Fprintf(&idx, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
-	}
-	names := []string{"a", "b", "out:y"}
-	cterm := ""
-	if hasC {
-		names = []string{"a", "b", "cc", "out:y"}
-		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
-	}
-	return `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
-@group(0) @binding(0) var<uniform> u: U;
-` + bindings(names...) + af + prelude + `
+	return head + prelude + `
   let col = i % u.n;
   let row = (i / u.n) % u.m;
   var t = i / (u.n * u.m); var ia = 0u; var ib = 0u;
-` + idx.String() + `  ia = ia + row * u.am;
+` + idx + `  ia = ia + row * u.am;
   ib = ib + col * u.bn;
   var acc = 0.0;
   for (var k = 0u; k < u.k; k++) { acc = acc + a[ia + k * u.ak] * b[ib + k * u.bk]; }
@@ -448,26 +459,11 @@ const tile = 16
 // the same order as matmulWGSL's (zero padding adds +0), so both give the
 // same bits.
 func matmulTiledWGSL(batch int, act op.Activation, hasC bool) (string, error) {
-	af, err := actFn(act)
+	head, idx, cterm, err := matmulParts(batch, act, hasC)
 	if err != nil {
 		return "", err
 	}
-	var f, idx strings.Builder
-	for d := 0; d < batch; d++ {
-		fmt.Fprintf(&f, " d%d: u32, a%d: u32, b%d: u32,", d, d, d)
-	}
-	for d := batch - 1; d >= 0; d-- {
-		fmt.Fprintf(&idx, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
-	}
-	names := []string{"a", "b", "out:y"}
-	cterm := ""
-	if hasC {
-		names = []string{"a", "b", "cc", "out:y"}
-		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
-	}
-	return `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
-@group(0) @binding(0) var<uniform> u: U;
-` + bindings(names...) + af + `
+	return head + `
 var<workgroup> ta: array<f32, 256>;
 var<workgroup> tb: array<f32, 256>;
 @compute @workgroup_size(16, 16)
@@ -475,7 +471,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let row = wg.y * 16u + lid.y;
   let col = wg.x * 16u + lid.x;
   var t = wg.z; var ia = 0u; var ib = 0u;
-` + idx.String() + `  var acc = 0.0;
+` + idx + `  var acc = 0.0;
   for (var k0 = 0u; k0 < u.k; k0 = k0 + 16u) {
     let ka = k0 + lid.x;
     if (row < u.m && ka < u.k) { ta[lid.y * 16u + lid.x] = a[ia + row * u.am + ka * u.ak]; } else { ta[lid.y * 16u + lid.x] = 0.0; }

@@ -213,12 +213,20 @@ func (d *Device) Destroy() {
 	d.dev.Call("destroy")
 }
 
+// lostErr returns an ErrLost error if the device is gone, else nil.
+func (d *Device) lostErr() error {
+	if lost, why := d.Lost(); lost {
+		return fmt.Errorf("%w: %s", ErrLost, why)
+	}
+	return nil
+}
+
 // check returns an error if the device is lost or a validation error was
 // raised since it opened (an error there means a kernel bug: the results
 // cannot be trusted).
 func (d *Device) check() error {
-	if lost, why := d.Lost(); lost {
-		return fmt.Errorf("%w: %s", ErrLost, why)
+	if err := d.lostErr(); err != nil {
+		return err
 	}
 	if e, ok := d.firstErr.Load().(string); ok {
 		return fmt.Errorf("WebGPU error: %s", e)
@@ -270,8 +278,8 @@ func (d *Device) Alloc(bytes int) (*Buffer, error) {
 	if int64(bytes) > d.Limits.MaxStorageBufferBindingSize {
 		return nil, fmt.Errorf("a %d-byte buffer exceeds maxStorageBufferBindingSize (%d)", bytes, d.Limits.MaxStorageBufferBindingSize)
 	}
-	if lost, why := d.Lost(); lost {
-		return nil, fmt.Errorf("%w: %s", ErrLost, why)
+	if err := d.lostErr(); err != nil {
+		return nil, err
 	}
 	d.Live.Add(1)
 	return &Buffer{d: d, v: d.get(bytes, usageStorage|usageCopySrc|usageCopyDst), size: sizeClass(bytes), Bytes: bytes}, nil
@@ -413,8 +421,8 @@ func (d *Device) Pipeline(key, wgsl string) (*Pipeline, error) {
 }
 
 func (d *Device) compile(key, wgsl string) (*Pipeline, error) {
-	if lost, why := d.Lost(); lost {
-		return nil, fmt.Errorf("%w: %s", ErrLost, why)
+	if err := d.lostErr(); err != nil {
+		return nil, err
 	}
 	d.dev.Call("pushErrorScope", "validation")
 	mod := d.dev.Call("createShaderModule", map[string]any{"code": wgsl, "label": key})
@@ -445,12 +453,7 @@ func (d *Device) compile(key, wgsl string) (*Pipeline, error) {
 // grid dimensions when n needs more than the per-dimension limit). The
 // uniform words are binding 0; buffers are bindings 1, 2, … in order.
 func (d *Device) Dispatch(p *Pipeline, uniforms []uint32, n int, buffers ...*Buffer) error {
-	if lost, why := d.Lost(); lost {
-		return fmt.Errorf("%w: %s", ErrLost, why)
-	}
-	if n <= 0 {
-		return nil
-	}
+	// n <= 0 gives gx <= 0, which DispatchGrid skips after its loss check.
 	groups := (n + workgroupSize - 1) / workgroupSize
 	gx, gy := groups, 1
 	if lim := d.Limits.MaxWorkgroupsPerDimension; groups > lim {
@@ -463,8 +466,8 @@ func (d *Device) Dispatch(p *Pipeline, uniforms []uint32, n int, buffers ...*Buf
 // DispatchGrid runs p over an explicit grid of workgroups (kernels with
 // their own workgroup shape, such as the tiled matrix product).
 func (d *Device) DispatchGrid(p *Pipeline, uniforms []uint32, gx, gy, gz int, buffers ...*Buffer) error {
-	if lost, why := d.Lost(); lost {
-		return fmt.Errorf("%w: %s", ErrLost, why)
+	if err := d.lostErr(); err != nil {
+		return err
 	}
 	if gx <= 0 || gy <= 0 || gz <= 0 {
 		return nil
