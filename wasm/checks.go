@@ -122,22 +122,21 @@ func printGraph(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		m := printer.Build(mp, nil)
-		if dry {
-			// WebGPU's placement rules and default cost threshold without a
-			// device (what `gort print --webgpu` shows).
-			opts.Accelerator = webgpu.Dry{Options: webgpu.Options{MinElements: webgpu.DefaultMinElements}}
+		if dry || prov.webgpu {
+			cpu := "wasm"
+			if dry {
+				// WebGPU's placement rules and default cost threshold without a
+				// device (what `gort print --webgpu` shows).
+				opts.Accelerator = webgpu.Dry{Options: webgpu.Options{MinElements: webgpu.DefaultMinElements}}
+				cpu = "cpu"
+			} else {
+				prov.open(&opts)
+			}
 			s, err := runtime.Load(model, &opts)
 			if err != nil {
 				return nil, err
 			}
-			m.Place(s.Plan(), "cpu")
-		} else if prov.webgpu {
-			prov.open(&opts)
-			s, err := runtime.Load(model, &opts)
-			if err != nil {
-				return nil, err
-			}
-			m.Place(s.Plan(), "wasm")
+			m.Place(s.Plan(), cpu)
 		}
 		if asDoc {
 			return asJSON(m)
@@ -305,24 +304,27 @@ func recordValues(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		names := make([]string, 0, len(run.Values))
-		for n := range run.Values {
-			names = append(names, n)
+		for n, v := range run.Values {
+			if _, ok := v.(*tensor.Tensor); ok && !run.Repeated[n] {
+				names = append(names, n)
+			}
 		}
 		sort.Strings(names)
-		res := js.Global().Get("Object").New()
-		for _, n := range names {
-			t, ok := run.Values[n].(*tensor.Tensor)
-			if !ok || run.Repeated[n] {
-				continue
-			}
-			w, err := valueToJS(t)
-			if err != nil {
-				return nil, err
-			}
-			res.Set(n, w)
-		}
-		return res, nil
+		return namedToJS(names, func(n string) tensor.Value { return run.Values[n] })
 	}, nil
+}
+
+// namedToJS builds {name: wire value} with the names in order.
+func namedToJS(names []string, value func(string) tensor.Value) (js.Value, error) {
+	res := js.Global().Get("Object").New()
+	for _, n := range names {
+		w, err := valueToJS(value(n))
+		if err != nil {
+			return js.Value{}, err
+		}
+		res.Set(n, w)
+	}
+	return res, nil
 }
 
 // readNpy(bytes) → Promise<wire tensor | {name: wire tensor}>: a .npy file gives one tensor, an .npz (a zip) an object by array name.
@@ -337,15 +339,7 @@ func readNpy(args []js.Value) (func() (any, error), error) {
 			if err != nil {
 				return nil, err
 			}
-			res := js.Global().Get("Object").New()
-			for _, n := range names {
-				w, err := valueToJS(arrays[n])
-				if err != nil {
-					return nil, err
-				}
-				res.Set(n, w)
-			}
-			return res, nil
+			return namedToJS(names, func(n string) tensor.Value { return arrays[n] })
 		}
 		t, err := npy.Read(b, 0)
 		if err != nil {

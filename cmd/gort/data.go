@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gort-dev/gort/runtime"
@@ -35,7 +36,7 @@ func addDataFlags(f *cmdFlags, withExpected bool) *dataFlags {
 	return d
 }
 
-// namedValues reads one --inputs/--expected argument into values by name;
+// readValues reads one --inputs/--expected argument into values by name;
 // positional values (arr_0, a lone .npy) get the names in order.
 func readValues(arg string, order []string) (map[string]tensor.Value, error) {
 	name, path := "", arg
@@ -76,8 +77,9 @@ func readValues(arg string, order []string) (map[string]tensor.Value, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		var pos []tensor.Value
+		positionalName := regexp.MustCompile(`^arr_\d+$`) // np.savez's names for unnamed arrays
 		for _, n := range names {
-			if regexp.MustCompile(`^arr_\d+$`).MatchString(n) && !contains(order, n) {
+			if positionalName.MatchString(n) && !slices.Contains(order, n) {
 				pos = append(pos, arrays[n])
 			} else {
 				out[n] = arrays[n]
@@ -113,15 +115,6 @@ func readValues(arg string, order []string) (map[string]tensor.Value, error) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
 
 // readJSON reads {"name": {"type", "dims", "data"}} or {"name": nested arrays (float32)}.
 func readJSON(b []byte) (map[string]tensor.Value, error) {
@@ -306,7 +299,7 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 			return nil, nil, err
 		}
 		for k, v := range vals {
-			if !contains(names, k) {
+			if !slices.Contains(names, k) {
 				return nil, nil, fmt.Errorf("%s: the model has no input %q (inputs: %s)", arg, k, strings.Join(names, ", "))
 			}
 			feeds[k] = v
@@ -355,7 +348,7 @@ func (d *dataFlags) expectedValues(s *runtime.Session) (map[string]tensor.Value,
 			return nil, err
 		}
 		for k, v := range vals {
-			if !contains(names, k) {
+			if !slices.Contains(names, k) {
 				return nil, fmt.Errorf("%s: the model has no output %q (outputs: %s)", arg, k, strings.Join(names, ", "))
 			}
 			out[k] = v

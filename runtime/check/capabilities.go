@@ -12,22 +12,22 @@ import (
 // an op or op version it does not implement, or an attribute value its
 // builder refuses. Nodes of subgraphs and model-local function bodies count.
 type Capabilities struct {
-	Nodes       int               `json:"nodes" js:"nodes"`
-	Supported   int               `json:"supported" js:"supported"`
-	Unsupported []UnsupportedNode `json:"unsupported" js:"unsupported"`
+	Nodes       int               `json:"nodes"`
+	Supported   int               `json:"supported"`
+	Unsupported []UnsupportedNode `json:"unsupported"`
 	// ByOp counts the unsupported nodes per op ("ai.onnx.ml.TreeEnsembleClassifier-3" style keys).
-	ByOp map[string]int `json:"byOp" js:"byOp"`
+	ByOp map[string]int `json:"byOp"`
 }
 
 // UnsupportedNode is one node gort cannot run.
 type UnsupportedNode struct {
-	Graph     string `json:"graph" js:"graph"`
-	Node      string `json:"node" js:"node"`
-	NodeIndex int    `json:"nodeIndex" js:"nodeIndex"`
-	Op        string `json:"op" js:"op"`
-	Domain    string `json:"domain,omitempty" js:"domain,omitempty"`
-	Opset     int    `json:"opset" js:"opset"`
-	Reason    string `json:"reason" js:"reason"`
+	Graph     string `json:"graph"`
+	Node      string `json:"node"`
+	NodeIndex int    `json:"nodeIndex"`
+	Op        string `json:"op"`
+	Domain    string `json:"domain,omitempty"`
+	Opset     int    `json:"opset"`
+	Reason    string `json:"reason"`
 }
 
 // CapabilitiesOf inspects a decoded model against a registry (nil: op.Default).

@@ -44,16 +44,16 @@ const (
 
 // Finding is one problem. Code is stable: tools may match on it.
 type Finding struct {
-	Severity Severity `json:"severity" js:"severity"`
-	Code     string   `json:"code" js:"code"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
 	// Graph locates the graph: "main", "main/<node>.<attr>" for subgraphs,
 	// "function <domain>.<name>" for model-local functions.
-	Graph     string `json:"graph,omitempty" js:"graph,omitempty"`
-	Node      string `json:"node,omitempty" js:"node,omitempty"`
-	NodeIndex int    `json:"nodeIndex" js:"nodeIndex"` // -1 when the finding is not about a node
-	Op        string `json:"op,omitempty" js:"op,omitempty"`
-	Tensor    string `json:"tensor,omitempty" js:"tensor,omitempty"`
-	Message   string `json:"message" js:"message"`
+	Graph     string `json:"graph,omitempty"`
+	Node      string `json:"node,omitempty"`
+	NodeIndex int    `json:"nodeIndex"` // -1 when the finding is not about a node
+	Op        string `json:"op,omitempty"`
+	Tensor    string `json:"tensor,omitempty"`
+	Message   string `json:"message"`
 }
 
 func (f Finding) String() string {
@@ -73,12 +73,12 @@ func (f Finding) String() string {
 
 // Report is the outcome of a check.
 type Report struct {
-	Findings []Finding `json:"findings" js:"findings"`
-	Errors   int       `json:"errors" js:"errors"`
-	Warnings int       `json:"warnings" js:"warnings"`
+	Findings []Finding `json:"findings"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
 	// Shapes is the inference result the checker used (nil when the model
 	// could not be decoded).
-	Shapes *shapes.Result `json:"-" js:"-"`
+	Shapes *shapes.Result `json:"-"`
 }
 
 // OK reports whether there is no error finding.

@@ -270,7 +270,7 @@ func (g *graphCtx) node(n *pb.NodeProto, i int, sc *scope) {
 			if len(gs) > 1 {
 				where += fmt.Sprintf("[%d]", k)
 			}
-			g.c.subgraph(sg, where, sc)
+			g.c.graph(sg, where, sc, false) // a subgraph sees the enclosing names
 		}
 	}
 	domain := op.CanonicalDomain(n.GetDomain())
@@ -466,11 +466,6 @@ func summarize(ts []string) string {
 		return strings.Join(ts[:8], ", ") + fmt.Sprintf(" and %d more", len(ts)-8)
 	}
 	return strings.Join(ts, ", ")
-}
-
-// subgraph checks a graph attribute with the enclosing names visible.
-func (c *checker) subgraph(gp *pb.GraphProto, where string, outer *scope) {
-	c.graph(gp, where, outer, false)
 }
 
 // function checks a model-local function body: its nodes against its own

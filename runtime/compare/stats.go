@@ -13,29 +13,29 @@ import (
 // compare and diverge reports: where Compare stops at the first difference,
 // Stats measures them all.
 type Stats struct {
-	DTypeMatch bool   `json:"dtypeMatch" js:"dtypeMatch"`
-	ShapeMatch bool   `json:"shapeMatch" js:"shapeMatch"`
-	GotDType   string `json:"gotDtype" js:"gotDtype"`
-	WantDType  string `json:"wantDtype" js:"wantDtype"`
-	GotShape   []int  `json:"gotShape" js:"gotShape"`
-	WantShape  []int  `json:"wantShape" js:"wantShape"`
-	Elements   int    `json:"elements" js:"elements"`
+	DTypeMatch bool   `json:"dtypeMatch"`
+	ShapeMatch bool   `json:"shapeMatch"`
+	GotDType   string `json:"gotDtype"`
+	WantDType  string `json:"wantDtype"`
+	GotShape   []int  `json:"gotShape"`
+	WantShape  []int  `json:"wantShape"`
+	Elements   int    `json:"elements"`
 	// MaxAbs and MaxRel are the largest |got-want| and |got-want|/|want|
 	// (over elements with want ≠ 0); NaN against a number counts as +Inf.
-	MaxAbs Float `json:"maxAbs" js:"maxAbs"`
-	MaxRel Float `json:"maxRel" js:"maxRel"`
+	MaxAbs Float `json:"maxAbs"`
+	MaxRel Float `json:"maxRel"`
 	// Mismatches counts elements outside atol + rtol·|want|.
-	Mismatches int `json:"mismatches" js:"mismatches"`
+	Mismatches int `json:"mismatches"`
 	// Cosine is the cosine similarity of the two tensors as vectors (NaN
 	// when one is all zeros or not numeric).
-	Cosine Float `json:"cosine" js:"cosine"`
+	Cosine Float `json:"cosine"`
 	// WorstIndex is the multi-index of the element with the largest
 	// tolerance excess (nil when all match), with both values there.
-	WorstIndex []int  `json:"worstIndex" js:"worstIndex"`
-	WorstGot   Float  `json:"worstGot" js:"worstGot"`
-	WorstWant  Float  `json:"worstWant" js:"worstWant"`
-	Pass       bool   `json:"pass" js:"pass"`
-	Note       string `json:"note,omitempty" js:"note,omitempty"`
+	WorstIndex []int  `json:"worstIndex"`
+	WorstGot   Float  `json:"worstGot"`
+	WorstWant  Float  `json:"worstWant"`
+	Pass       bool   `json:"pass"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Float is a float64 that JSON-encodes NaN and infinities as the strings

@@ -64,29 +64,29 @@ func Record(ctx context.Context, s *runtime.Session, feeds map[string]tensor.Val
 
 // OutputComparison is one compared output of a node.
 type OutputComparison struct {
-	Name  string        `json:"name" js:"name"`
-	Stats compare.Stats `json:"stats" js:"stats"`
+	Name  string        `json:"name"`
+	Stats compare.Stats `json:"stats"`
 }
 
 // Divergence names the first node whose outputs differ.
 type Divergence struct {
-	Node  string `json:"node" js:"node"`
-	Op    string `json:"op" js:"op"`
-	Index int    `json:"index" js:"index"` // position in execution order
+	Node  string `json:"node"`
+	Op    string `json:"op"`
+	Index int    `json:"index"` // position in execution order
 	// Outputs compares each of the node's outputs that has a reference.
-	Outputs []OutputComparison `json:"outputs" js:"outputs"`
+	Outputs []OutputComparison `json:"outputs"`
 	// InputsAgreed is true when every input with a reference matched it:
 	// the node itself computed differently.
-	InputsAgreed bool `json:"inputsAgreed" js:"inputsAgreed"`
+	InputsAgreed bool `json:"inputsAgreed"`
 	// InputNotes lists inputs that differ or have no reference.
-	InputNotes []string `json:"inputNotes,omitempty" js:"inputNotes,omitempty"`
+	InputNotes []string `json:"inputNotes,omitempty"`
 }
 
 // Summary counts what First compared.
 type Summary struct {
-	Steps    int `json:"steps" js:"steps"`
-	Compared int `json:"compared" js:"compared"` // values with a reference
-	Skipped  int `json:"skipped" js:"skipped"`   // values without a reference, repeated or not tensors
+	Steps    int `json:"steps"`
+	Compared int `json:"compared"` // values with a reference
+	Skipped  int `json:"skipped"`  // values without a reference, repeated or not tensors
 }
 
 // First walks got's steps in order and returns the first node with an output

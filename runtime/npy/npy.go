@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -475,7 +476,7 @@ func Write(t *tensor.Tensor) ([]byte, error) {
 			return nil, bad("NumPy has no dtype for %s", t.DType())
 		}
 		code = c
-		body = encode(t)
+		body = protoconv.RawBytes(t)
 	}
 	dims := make([]string, len(t.Shape()))
 	for i, d := range t.Shape() {
@@ -509,98 +510,6 @@ func Write(t *tensor.Tensor) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func encode(t *tensor.Tensor) []byte {
-	le := littleEndian{}
-	switch d := t.Data().(type) {
-	case []bool:
-		b := make([]byte, len(d))
-		for i, v := range d {
-			if v {
-				b[i] = 1
-			}
-		}
-		return b
-	case []int8:
-		b := make([]byte, len(d))
-		for i, v := range d {
-			b[i] = byte(v)
-		}
-		return b
-	case []uint8:
-		return bytes.Clone(d)
-	case []int16:
-		b := make([]byte, 2*len(d))
-		for i, v := range d {
-			le.PutUint16(b[2*i:], uint16(v))
-		}
-		return b
-	case []uint16:
-		b := make([]byte, 2*len(d))
-		for i, v := range d {
-			le.PutUint16(b[2*i:], v)
-		}
-		return b
-	case []int32:
-		b := make([]byte, 4*len(d))
-		for i, v := range d {
-			le.PutUint32(b[4*i:], uint32(v))
-		}
-		return b
-	case []uint32:
-		b := make([]byte, 4*len(d))
-		for i, v := range d {
-			le.PutUint32(b[4*i:], v)
-		}
-		return b
-	case []int64:
-		b := make([]byte, 8*len(d))
-		for i, v := range d {
-			le.PutUint64(b[8*i:], uint64(v))
-		}
-		return b
-	case []uint64:
-		b := make([]byte, 8*len(d))
-		for i, v := range d {
-			le.PutUint64(b[8*i:], v)
-		}
-		return b
-	case []float32:
-		if t.DType() == tensor.Float16 {
-			b := make([]byte, 2*len(d))
-			for i, v := range d {
-				le.PutUint16(b[2*i:], tensor.F32ToF16(v))
-			}
-			return b
-		}
-		b := make([]byte, 4*len(d))
-		for i, v := range d {
-			le.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-		return b
-	case []float64:
-		b := make([]byte, 8*len(d))
-		for i, v := range d {
-			le.PutUint64(b[8*i:], math.Float64bits(v))
-		}
-		return b
-	case []complex64:
-		b := make([]byte, 8*len(d))
-		for i, v := range d {
-			le.PutUint32(b[8*i:], math.Float32bits(real(v)))
-			le.PutUint32(b[8*i+4:], math.Float32bits(imag(v)))
-		}
-		return b
-	case []complex128:
-		b := make([]byte, 16*len(d))
-		for i, v := range d {
-			le.PutUint64(b[16*i:], math.Float64bits(real(v)))
-			le.PutUint64(b[16*i+8:], math.Float64bits(imag(v)))
-		}
-		return b
-	}
-	return nil
-}
-
 // byteOrder reads and writes fixed-width integers (encoding/binary would
 // pull its reflection-based codec into gort.wasm).
 type byteOrder interface {
@@ -618,13 +527,8 @@ func (littleEndian) Uint32(b []byte) uint32 {
 func (l littleEndian) Uint64(b []byte) uint64 {
 	return uint64(l.Uint32(b)) | uint64(l.Uint32(b[4:]))<<32
 }
-func (littleEndian) PutUint16(b []byte, v uint16) { b[0], b[1] = byte(v), byte(v>>8) }
 func (littleEndian) PutUint32(b []byte, v uint32) {
 	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-func (l littleEndian) PutUint64(b []byte, v uint64) {
-	l.PutUint32(b, uint32(v))
-	l.PutUint32(b[4:], uint32(v>>32))
 }
 
 type bigEndian struct{}

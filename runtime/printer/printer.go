@@ -23,48 +23,48 @@ import (
 
 // Model is the JSON form of a model.
 type Model struct {
-	IRVersion int64            `json:"irVersion" js:"irVersion"`
-	Opsets    map[string]int64 `json:"opsets" js:"opsets"`
-	Producer  string           `json:"producer,omitempty" js:"producer,omitempty"`
-	Graph     *Graph           `json:"graph" js:"graph"`
-	Functions []*Function      `json:"functions,omitempty" js:"functions,omitempty"`
+	IRVersion int64            `json:"irVersion"`
+	Opsets    map[string]int64 `json:"opsets"`
+	Producer  string           `json:"producer,omitempty"`
+	Graph     *Graph           `json:"graph"`
+	Functions []*Function      `json:"functions,omitempty"`
 }
 
 // Graph is the JSON form of a graph.
 type Graph struct {
-	Name         string   `json:"name" js:"name"`
-	Inputs       []*Value `json:"inputs" js:"inputs"`
-	Initializers []*Value `json:"initializers" js:"initializers"`
-	Nodes        []*Node  `json:"nodes" js:"nodes"`
-	Outputs      []*Value `json:"outputs" js:"outputs"`
+	Name         string   `json:"name"`
+	Inputs       []*Value `json:"inputs"`
+	Initializers []*Value `json:"initializers"`
+	Nodes        []*Node  `json:"nodes"`
+	Outputs      []*Value `json:"outputs"`
 }
 
 // Value is a named value with its (inferred or declared) type.
 type Value struct {
-	Name string `json:"name" js:"name"`
+	Name string `json:"name"`
 	// Type is "float32[N,3,224,224]"-style text, "" when unknown.
-	Type string `json:"type" js:"type"`
+	Type string `json:"type"`
 	// Elem and Shape split Type for tools: Shape entries are numbers,
 	// symbolic names or null (unknown); Shape is null when the rank is unknown.
-	Elem  string `json:"elem,omitempty" js:"elem,omitempty"`
-	Shape []any  `json:"shape" js:"shape"`
+	Elem  string `json:"elem,omitempty"`
+	Shape []any  `json:"shape"`
 	// Why tells why the shape is unknown.
-	Why string `json:"why,omitempty" js:"why,omitempty"`
+	Why string `json:"why,omitempty"`
 }
 
 // Node is the JSON form of a node.
 type Node struct {
-	Index     int               `json:"index" js:"index"`
-	Name      string            `json:"name" js:"name"`
-	Op        string            `json:"op" js:"op"`
-	Domain    string            `json:"domain,omitempty" js:"domain,omitempty"`
-	Inputs    []string          `json:"inputs" js:"inputs"`
-	Outputs   []*Value          `json:"outputs" js:"outputs"`
-	Attrs     map[string]any    `json:"attrs,omitempty" js:"attrs,omitempty"`
-	Subgraphs map[string]*Graph `json:"subgraphs,omitempty" js:"subgraphs,omitempty"`
+	Index     int               `json:"index"`
+	Name      string            `json:"name"`
+	Op        string            `json:"op"`
+	Domain    string            `json:"domain,omitempty"`
+	Inputs    []string          `json:"inputs"`
+	Outputs   []*Value          `json:"outputs"`
+	Attrs     map[string]any    `json:"attrs,omitempty"`
+	Subgraphs map[string]*Graph `json:"subgraphs,omitempty"`
 	// Placement is where the node runs, when the model was printed with
 	// a plan (Model.Place); nil otherwise.
-	Placement *Placement `json:"placement,omitempty" js:"placement,omitempty"`
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // Placement is where a plan runs a node: its device and, when an
@@ -73,9 +73,9 @@ type Node struct {
 // with no step (folded to a constant, removed, or absorbed by a rewrite)
 // has Device "".
 type Placement struct {
-	Device    string `json:"device" js:"device"`
-	Reason    string `json:"reason,omitempty" js:"reason,omitempty"`
-	FusedInto string `json:"fusedInto,omitempty" js:"fusedInto,omitempty"`
+	Device    string `json:"device"`
+	Reason    string `json:"reason,omitempty"`
+	FusedInto string `json:"fusedInto,omitempty"`
 }
 
 // Place annotates the main graph's nodes with where p runs them, so that
@@ -107,12 +107,12 @@ func (m *Model) Place(p *plan.Plan, cpu string) {
 
 // Function is a model-local function.
 type Function struct {
-	Domain  string   `json:"domain" js:"domain"`
-	Name    string   `json:"name" js:"name"`
-	Inputs  []string `json:"inputs" js:"inputs"`
-	Outputs []string `json:"outputs" js:"outputs"`
-	Attrs   []string `json:"attrs,omitempty" js:"attrs,omitempty"`
-	Nodes   []*Node  `json:"nodes" js:"nodes"`
+	Domain  string   `json:"domain"`
+	Name    string   `json:"name"`
+	Inputs  []string `json:"inputs"`
+	Outputs []string `json:"outputs"`
+	Attrs   []string `json:"attrs,omitempty"`
+	Nodes   []*Node  `json:"nodes"`
 }
 
 // Build converts a model to its JSON form, with types from inference (res

@@ -909,8 +909,8 @@ func convRule(c *nodeCtx) {
 	ceil := c.attrInt("ceil_mode", 0) != 0
 	for i := 0; i < nsp; i++ {
 		d := x[2+i]
+		ek := (kernel[i]-1)*dil[i] + 1
 		if !isKnown(d) {
-			ek := (kernel[i]-1)*dil[i] + 1
 			switch {
 			case strides[i] == 1 && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"):
 				out = append(out, d)
@@ -923,7 +923,6 @@ func convRule(c *nodeCtx) {
 			}
 			continue
 		}
-		ek := (kernel[i]-1)*dil[i] + 1
 		var o int64
 		switch autoPad {
 		case "SAME_UPPER", "SAME_LOWER":

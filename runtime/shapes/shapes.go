@@ -41,12 +41,12 @@ func (i *Info) ShapeKnown() bool {
 
 // Problem is a contradiction found while inferring.
 type Problem struct {
-	Code      string `json:"code" js:"code"` // BROADCAST, CONV_CHANNELS, RESHAPE_COUNT, SHAPE_MISMATCH, TYPE_MISMATCH, RANK, AXIS, MATMUL, CONCAT, …
-	Node      string `json:"node" js:"node"`
-	NodeIndex int    `json:"nodeIndex" js:"nodeIndex"`
-	Op        string `json:"op" js:"op"`
-	Tensor    string `json:"tensor,omitempty" js:"tensor,omitempty"`
-	Msg       string `json:"message" js:"message"`
+	Code      string `json:"code"` // BROADCAST, CONV_CHANNELS, RESHAPE_COUNT, SHAPE_MISMATCH, TYPE_MISMATCH, RANK, AXIS, MATMUL, CONCAT, …
+	Node      string `json:"node"`
+	NodeIndex int    `json:"nodeIndex"`
+	Op        string `json:"op"`
+	Tensor    string `json:"tensor,omitempty"`
+	Msg       string `json:"message"`
 }
 
 // Result is the outcome of inference.

@@ -32,8 +32,9 @@ var (
 // 64-bit integers use typed arrays), string, slices and arrays (JS arrays),
 // maps with string keys (plain objects, keys in sorted order for stable
 // output), pointers (followed; nil → null) and structs (plain objects using
-// the `js:"name"` tag, or the field name; `js:"-"` skips, `,omitempty` drops
-// zero values). Anything else panics: the bridge only converts values it built
+// the `js:"name"` tag, else the `json:"name"` tag, else the field name;
+// `js:"-"` skips, `,omitempty` drops zero values; an untagged embedded
+// struct's fields are inlined). Anything else panics: the bridge only converts values it built
 // itself, so an unsupported type is a programming error.
 func ToJS(v any) js.Value {
 	if v == nil {
@@ -102,36 +103,34 @@ func toJS(rv reflect.Value) js.Value {
 // setFields sets a struct's exported fields on o; an untagged embedded
 // struct's fields are set as the outer struct's own (as encoding/json does).
 func setFields(o js.Value, rv reflect.Value) {
-	{
-		t := rv.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if f.Anonymous && f.Tag == "" {
-				inner := rv.Field(i)
-				if inner.Kind() == reflect.Pointer {
-					if inner.IsNil() {
-						continue
-					}
-					inner = inner.Elem()
-				}
-				if inner.Kind() == reflect.Struct {
-					setFields(o, inner)
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Tag == "" {
+			inner := rv.Field(i)
+			if inner.Kind() == reflect.Pointer {
+				if inner.IsNil() {
 					continue
 				}
+				inner = inner.Elem()
 			}
-			if !f.IsExported() {
+			if inner.Kind() == reflect.Struct {
+				setFields(o, inner)
 				continue
 			}
-			name, omitEmpty := fieldName(f)
-			if name == "-" {
-				continue
-			}
-			fv := rv.Field(i)
-			if omitEmpty && fv.IsZero() {
-				continue
-			}
-			o.Set(name, toJS(fv))
 		}
+		if !f.IsExported() {
+			continue
+		}
+		name, omitEmpty := fieldName(f)
+		if name == "-" {
+			continue
+		}
+		fv := rv.Field(i)
+		if omitEmpty && fv.IsZero() {
+			continue
+		}
+		o.Set(name, toJS(fv))
 	}
 }
 
