@@ -41,18 +41,18 @@ check: check-generated
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
 	GOOS=js GOARCH=wasm $(GO) build -tags gortlite -o /dev/null ./wasm
-	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) vet ./ops/kernels/ ./ops/nn/
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) vet ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/
 
 test-go:
 	$(GO) test ./...
 	$(GO) test -tags gortlite ./runtime/conformance/ ./runtime/protoconv/ ./ops/nn/ ./ops/tensorops/
 
 # The conformance suite (and the other runtime/ops tests) compiled to WebAssembly, run in Node;
-# then the kernels, the nn ops and the suite again with the SIMD128 kernels (GOEXPERIMENT=simd,
+# then the kernels, the nn, elementwise and rnn ops and the suite again with the SIMD128 kernels (GOEXPERIMENT=simd,
 # the build the JS package ships).
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
-	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./runtime/conformance/
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/ ./runtime/conformance/
 
 # The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
 # needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random
