@@ -19,13 +19,7 @@ bash demo/build.sh
 if [[ ! -f demo/node_modules/playwright-core/package.json ]]; then
   (cd demo && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
 fi
-if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
-  SUDO=""
-  [[ "$(id -u)" == 0 ]] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
-    || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
-fi
+bash tools/ensure-chromium.sh
 
 # The 1200-node model of the graph view test, from the same generator as the bundled model.
 TMP="$(mktemp -d)"

@@ -8,9 +8,6 @@
 # No bundler package: the entries are js/src's modules, concatenated by
 # tools/concat.mjs, and Go's wasm_exec.js, wrapped by a few lines each, which
 # is all the packaging this needs.
-#
-# GORT_TEST_WASM=1 also builds dist/gort-test.wasm with the test-only ops
-# (-tags gorttest) that js/test.sh uses; it is never packed.
 set -euo pipefail
 export GOTOOLCHAIN=auto
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
@@ -45,9 +42,6 @@ for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/che
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")
 done
 (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
-if [[ "${GORT_TEST_WASM:-}" == 1 ]]; then
-  (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite,gorttest "${FLAGS[@]}" -o "$DIST/gort-test.wasm" ./wasm)
-fi
 
 WASM_EXEC="$("$GO" env GOROOT)/lib/wasm/wasm_exec.js"
 [[ -f "$WASM_EXEC" ]] || WASM_EXEC="$("$GO" env GOROOT)/misc/wasm/wasm_exec.js" # before Go 1.24

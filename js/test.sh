@@ -36,13 +36,7 @@ if [[ ! -f node_modules/playwright-core/package.json ]]; then
   npm install --no-audit --no-fund --no-package-lock --loglevel=error
 fi
 
-if [[ "${GORT_SKIP_BROWSER:-}" != 1 && ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
-  SUDO=""
-  [[ "$(id -u)" == 0 ]] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
-    || { $SUDO apt-get update -qq && $SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }
-fi
+bash "$ROOT/tools/ensure-chromium.sh"
 
 files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)

@@ -54,6 +54,20 @@ function wireOf(v, what) {
   return feedToWire(v, what);
 }
 
+// Feeds as run takes them (sequences and optionals too), in the wire format.
+function feedsToWire(feeds) {
+  const wf = {};
+  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`);
+  return wf;
+}
+
+// {name: wire} from gort.wasm as {name: value}.
+function valuesOf(r) {
+  const out = {};
+  for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);
+  return out;
+}
+
 /**
  * Compares outputs with expected ones: one tensor with another, or
  * {name: Tensor} with {name: Tensor}. ONNX's defaults: rtol 1e-3, atol 1e-7.
@@ -88,8 +102,7 @@ export async function compare(got, want, options) {
 export async function diverge(model, feeds, options) {
   const o = options || {};
   const { bytes } = await loadArguments(model);
-  const wf = {};
-  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
+  const wf = feedsToWire(feeds);
   const opts = { unoptimized: !!o.unoptimized, rtol: o.rtol, atol: o.atol };
   if (o.reference) {
     opts.reference = {};
@@ -102,9 +115,7 @@ export async function diverge(model, feeds, options) {
 export async function readNpy(bytes) {
   const r = await tool('readNpy', await readSource(bytes, 'the .npy/.npz data'));
   if (r && r.kind === 'tensor') return wireToValue(r);
-  const out = {};
-  for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);
-  return out;
+  return valuesOf(r);
 }
 
 /** Writes a Tensor as .npy, or {name: Tensor} as .npz. */
@@ -122,10 +133,5 @@ export async function writeNpy(value) {
  */
 export async function recordValues(model, feeds) {
   const { bytes } = await loadArguments(model);
-  const wf = {};
-  for (const [k, v] of Object.entries(feeds || {})) wf[k] = feedToWire(v, `feeds.${k}`); // sequences and optionals too, as run takes them
-  const r = await tool('recordValues', bytes, wf);
-  const out = {};
-  for (const [k, v] of Object.entries(r)) out[k] = wireToValue(v);
-  return out;
+  return valuesOf(await tool('recordValues', bytes, feedsToWire(feeds)));
 }

@@ -19,7 +19,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import gort, { InferenceSession, Tensor, env, ErrorCode } from '../dist/gort.mjs';
-import { model, passthrough, raw } from './onnx.mjs';
+import { f32, model, passthrough, raw } from './onnx.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DIST = join(HERE, '..', 'dist');
@@ -54,7 +54,6 @@ function throwsWith(f, code, re) {
   });
 }
 
-const f32 = (name, shape) => ({ name, type: { tensor: 'float32', shape } });
 const identity = (dtype = 'float32', shape = [2, 3]) => model({
   inputs: [{ name: 'x', type: { tensor: dtype, shape } }],
   outputs: [{ name: 'y', type: { tensor: dtype, shape } }],

@@ -8,12 +8,11 @@ import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import gort, { Tensor } from '../dist/gort.mjs';
-import { model, raw } from './onnx.mjs';
+import { brokenModel, f32, model, raw } from './onnx.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SQUEEZENET = join(HERE, '..', '..', 'testdata', 'bench', 'test_squeezenet', 'model.onnx');
 
-const f32 = (name, shape) => ({ name, type: { tensor: 'float32', shape } });
 const weights = (name, dims, values) => ({ name, type: 'float32', dims, raw: raw(new Float32Array(values)) });
 
 // x → Conv(w) → Relu → y, with a 2×3×3×3 weight of 0.5.
@@ -28,16 +27,7 @@ const convRelu = model({
 });
 
 test('check returns every finding, with codes and node names', async () => {
-  const broken = model({
-    inputs: [f32('x', [2, 3])],
-    outputs: [f32('y', [2, 3]), f32('ghost', [1])],
-    nodes: [
-      { op: 'Relu', name: 'r1', inputs: ['x'], outputs: ['y'] },
-      { op: 'NoSuchOp', name: 'bad', inputs: ['x'], outputs: ['z'] },
-      { op: 'Add', name: 'add', inputs: ['x', 'nowhere'], outputs: ['w'] },
-    ],
-  });
-  const r = await gort.check(broken);
+  const r = await gort.check(brokenModel());
   assert.equal(r.ok, false);
   assert.ok(r.errors >= 3, JSON.stringify(r.findings));
   const nodes = new Set(r.findings.map((f) => f.node).filter(Boolean));

@@ -15,7 +15,7 @@ import { mkdtemp, mkdir, writeFile, readFile, readdir, rm } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { model, raw } from './onnx.mjs';
+import { brokenModel, f32, model, raw, tensorProto } from './onnx.mjs';
 import { PCG, formatG6, formatG, formatGShortest, formatDuration, tabwrite, goJSON } from '../bin/gocompat.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -54,8 +54,6 @@ test('gocompat: PCG(1, 2), %g, durations, tabwriter and JSON as Go prints them',
     '{\n  "b": [],\n  "a": {\n    "y": "a\\u003cb",\n    "z": 1\n  },\n  "c": "NaN",\n  "m": 1e-7\n}\n');
 });
 
-const f32 = (name, shape) => ({ name, type: { tensor: 'float32', shape } });
-
 // x → Relu (relu) → a → Mul by c (scale) → b → Add d (shift) → y, with c = 2
 // and d = 1; the planted model has c = 2.5, so `scale` is the node that diverges.
 function chain(c) {
@@ -84,13 +82,6 @@ function npy(values) {
   header += ' '.repeat(64 - ((10 + header.length + 1) % 64)) + '\n';
   const head = Uint8Array.from([0x93, ...Buffer.from('NUMPY'), 1, 0, header.length & 0xff, header.length >> 8, ...Buffer.from(header)]);
   return Buffer.concat([head, raw(new Float32Array(values))]);
-}
-
-// x as an ONNX TensorProto, written by hand: dims 2, 3 (field 1), data_type
-// FLOAT (2), name "x" (8), raw_data (9).
-function tensorProto(values) {
-  const data = raw(new Float32Array(values));
-  return Buffer.concat([Buffer.from([0x08, 2, 0x08, 3, 0x10, 1, 0x42, 1, 0x78, 0x4a, data.length]), data]);
 }
 
 // What differs between two runs of the same command: timings.
@@ -138,21 +129,12 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
   await writeFile(join(dir, 'planted.onnx'), chain(2.5));
   await writeFile(join(dir, 'x.json'), JSON.stringify({ x: { type: 'float32', dims: [2, 3], data: X } }));
   await writeFile(join(dir, 'y.npy'), npy(REFERENCE.y));
-  await writeFile(join(dir, 'x.pb'), tensorProto(X));
+  await writeFile(join(dir, 'x.pb'), tensorProto({ name: 'x', type: 'float32', dims: [2, 3], raw: raw(new Float32Array(X)) }));
   await writeFile(join(dir, 'nested.json'), JSON.stringify({ x: [X.slice(0, 3), X.slice(3)] }));
   await writeFile(join(dir, 'ragged.json'), JSON.stringify({ x: [X.slice(0, 3), X.slice(4)] }));
   await mkdir(join(dir, 'ref'));
   for (const [k, v] of Object.entries(REFERENCE)) await writeFile(join(dir, 'ref', `${k}.npy`), npy(v));
-  // A model with a missing op, a dangling input and an output nothing makes.
-  await writeFile(join(dir, 'broken.onnx'), model({
-    inputs: [f32('x', [2, 3])],
-    outputs: [f32('y', [2, 3]), f32('ghost', [1])],
-    nodes: [
-      { op: 'Relu', name: 'r1', inputs: ['x'], outputs: ['y'] },
-      { op: 'NoSuchOp', name: 'bad', inputs: ['x'], outputs: ['z'] },
-      { op: 'Add', name: 'add', inputs: ['x', 'nowhere'], outputs: ['w'] },
-    ],
-  }));
+  await writeFile(join(dir, 'broken.onnx'), brokenModel()); // a missing op, a dangling input, an output nothing makes
   // External data: w.bin beside the model (12 bytes: 3 floats).
   await mkdir(join(dir, 'ext'));
   await mkdir(join(dir, 'empty'));

@@ -130,6 +130,29 @@ export function model(m) {
 /** raw bytes of a typed array */
 export const raw = (ta) => new Uint8Array(ta.buffer, ta.byteOffset, ta.byteLength);
 
+/** A TensorProto on its own (as in test_data_set_N/input_N.pb): {name, type, dims, raw | strings}. */
+export function tensorProto(t) {
+  const w = new W();
+  writeTensor(w, t);
+  return w.done();
+}
+
+/** A float32 graph input or output of the given shape. */
+export const f32 = (name, shape) => ({ name, type: { tensor: 'float32', shape } });
+
+/** A model with a missing op, a dangling input and an output nothing makes. */
+export function brokenModel() {
+  return model({
+    inputs: [f32('x', [2, 3])],
+    outputs: [f32('y', [2, 3]), f32('ghost', [1])],
+    nodes: [
+      { op: 'Relu', name: 'r1', inputs: ['x'], outputs: ['y'] },
+      { op: 'NoSuchOp', name: 'bad', inputs: ['x'], outputs: ['z'] },
+      { op: 'Add', name: 'add', inputs: ['x', 'nowhere'], outputs: ['w'] },
+    ],
+  });
+}
+
 /** A graph that returns its inputs unchanged (no nodes): for dtype round trips without any operator. */
 export function passthrough(vars) {
   return model({
