@@ -334,6 +334,28 @@ func sequenceFromJS(w js.Value, want graph.Type) (*tensor.Sequence, error) {
 	return seq, nil
 }
 
+// dimsFromJS reads a tensor's dims: non-negative integers whose product
+// (returned as n) fits an int. Host-side tensors and GPU-buffer feeds both
+// go through it, so a hostile dims array fails the same way for either.
+func dimsFromJS(w js.Value) (shape []int, n int, err error) {
+	dims64, err := jsval.Ints(jsval.Get(w, "dims"))
+	if err != nil {
+		return nil, 0, fmt.Errorf("dims: %v", err)
+	}
+	shape = make([]int, len(dims64))
+	for i, d := range dims64 {
+		if d < 0 {
+			return nil, 0, fmt.Errorf("dims %v: dim %d is negative", dims64, i)
+		}
+		shape[i] = int(d)
+	}
+	n, ok := tensor.Size(shape)
+	if !ok {
+		return nil, 0, fmt.Errorf("dims %v overflow", dims64)
+	}
+	return shape, n, nil
+}
+
 func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
 	if jsval.Get(w, "kind").String() != "tensor" {
 		return nil, fmt.Errorf("expected a tensor")
@@ -346,20 +368,9 @@ func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown tensor type %q", tname.String())
 	}
-	dims64, err := jsval.Ints(jsval.Get(w, "dims"))
+	shape, n, err := dimsFromJS(w)
 	if err != nil {
-		return nil, fmt.Errorf("dims: %v", err)
-	}
-	shape := make([]int, len(dims64))
-	for i, d := range dims64 {
-		if d < 0 {
-			return nil, fmt.Errorf("dims %v: dim %d is negative", dims64, i)
-		}
-		shape[i] = int(d)
-	}
-	n, ok := tensor.Size(shape)
-	if !ok {
-		return nil, fmt.Errorf("dims %v overflow", dims64)
+		return nil, err
 	}
 	if dt == tensor.String {
 		ss, err := jsval.Strings(jsval.Get(w, "strings"))
@@ -367,7 +378,7 @@ func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		if len(ss) != n {
-			return nil, fmt.Errorf("dims %v need %d elements, data has %d", dims64, n, len(ss))
+			return nil, fmt.Errorf("dims %v need %d elements, data has %d", shape, n, len(ss))
 		}
 		return tensor.FromSlice(dt, shape, ss)
 	}
@@ -377,7 +388,7 @@ func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
 	}
 	eb := wireElemBytes(dt)
 	if got := b.Get("byteLength").Int(); eb == 0 || got != n*eb {
-		return nil, fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", dims64, n, n*eb, dt, got)
+		return nil, fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", shape, n, n*eb, dt, got)
 	}
 	t := tensor.New(dt, shape...)
 	switch dt {

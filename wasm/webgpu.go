@@ -115,13 +115,9 @@ type gpuFeed struct {
 }
 
 func gpuFeedFromJS(w, buf js.Value) (tensor.Value, error) {
-	dims, err := jsval.Ints(jsval.Get(w, "dims"))
+	shape, _, err := dimsFromJS(w) // convert.go
 	if err != nil {
-		return nil, fmt.Errorf("dims: %v", err)
-	}
-	shape := make([]int, len(dims))
-	for i, d := range dims {
-		shape[i] = int(d)
+		return nil, err
 	}
 	return &gpuFeed{buf: buf, dtype: jsval.Get(w, "type").String(), shape: shape}, nil
 }
