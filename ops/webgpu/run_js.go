@@ -40,6 +40,7 @@ func (r *run) input(vs []tensor.Value, i int) (*gpu.Buffer, []int, error) {
 		if err != nil {
 			return nil, nil, wrapErr(err)
 		}
+		r.k.a.Uploads.Add(1)
 		r.tmps = append(r.tmps, b)
 		return b, v.Shape(), nil
 	}
