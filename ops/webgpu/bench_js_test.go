@@ -7,18 +7,22 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // TestOpTimes prints per-op run times with WebGPU placement and on the
 // CPU (Go compiled to wasm, one thread) in the same host. It is a
-// measurement, not a check, and runs only with GORT_WEBGPU_BENCH=1. On
-// SwiftShader the "GPU" is the CPU running Vulkan in software: the
-// figures say nothing about GPU speed.
+// measurement, not a check, and runs only with GORT_WEBGPU_BENCH=1
+// (GORT_WEBGPU_RUNS sets the number of timed runs). On SwiftShader the
+// "GPU" is the CPU running Vulkan in software: the figures say nothing
+// about GPU speed. The small Relu shows the fixed cost of a device round
+// trip (upload, submit, read-back), which the cost rule weighs.
 func TestOpTimes(t *testing.T) {
 	if os.Getenv("GORT_WEBGPU_BENCH") == "" {
 		t.Skip("set GORT_WEBGPU_BENCH=1 to measure")
@@ -60,6 +64,9 @@ func TestOpTimes(t *testing.T) {
 			return newModel(19).feed("x", r.tensor(1, 64, 56, 56)).init("b", r.tensor(1, 64, 1, 1)).
 				node("Add", []string{"x", "b"}, []string{"y"}).output("y")
 		}},
+		{"Relu 1x1x64x64 (4096 elements: the round-trip floor)", func() *graphModel {
+			return newModel(19).feed("x", r.tensor(1, 1, 64, 64)).node("Relu", []string{"x"}, []string{"y"}).output("y")
+		}},
 		{"Conv+Relu+MaxPool+Resize+Concat segment", func() *graphModel {
 			return newModel(19).feed("x", r.tensor(1, 32, 56, 56)).init("w", r.tensor(32, 32, 3, 3)).
 				init("s", tensor.Of([]int{4}, []float32{1, 1, 2, 2})).
@@ -70,29 +77,40 @@ func TestOpTimes(t *testing.T) {
 				node("Concat", []string{"u", "r"}, []string{"y"}, aInt("axis", 1)).output("y")
 		}},
 	}
-	fmt.Printf("WebGPU per-op times on %s (software adapter: not GPU speed); median of 5 runs, uploads and read-back included\n", acc.Info())
-	fmt.Println("| op | WebGPU (ms) | CPU wasm (ms) |")
-	fmt.Println("| --- | ---: | ---: |")
+	fmt.Printf("WebGPU per-op times on %s; median of %d runs after a warm-up, uploads and read-back included\n", acc.Info(), benchRuns(5))
+	fmt.Println("(tiled: the tiled matrix product and implicit-GEMM Conv, what hardware adapters use; simple: the per-element kernels, what software adapters use)")
+	fmt.Println("| op | WebGPU tiled (ms) | WebGPU simple (ms) | CPU wasm (ms) |")
+	fmt.Println("| --- | ---: | ---: | ---: |")
 	for _, c := range cases {
 		g := c.build()
-		gpu, err := medianRun(g, true)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+		var row []float64
+		for _, dev := range []*webgpu.Accelerator{accTiled, accSimple, nil} {
+			d, err := medianRun(g, dev, benchRuns(5))
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			row = append(row, ms(d))
 		}
-		cpu, err := medianRun(g, false)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		fmt.Printf("| %s | %.1f | %.1f |\n", c.name, ms(gpu), ms(cpu))
+		fmt.Printf("| %s | %.2f | %.2f | %.2f |\n", c.name, row[0], row[1], row[2])
 	}
+}
+
+// benchRuns is the number of timed runs: GORT_WEBGPU_RUNS, else def.
+func benchRuns(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("GORT_WEBGPU_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func medianRun(g *graphModel, gpu bool) (time.Duration, error) {
+// medianRun loads g (on dev, or on the CPU when dev is nil), runs it once
+// to warm the pools and returns the median of runs timed runs.
+func medianRun(g *graphModel, dev *webgpu.Accelerator, runs int) (time.Duration, error) {
 	opts := &runtime.Options{}
-	if gpu {
-		opts.Accelerator = acc
+	if dev != nil {
+		opts.Accelerator = dev
 	}
 	s, err := runtime.Load(g.bytes(), opts)
 	if err != nil {
@@ -102,15 +120,25 @@ func medianRun(g *graphModel, gpu bool) (time.Duration, error) {
 	for n, t := range g.feeds {
 		feeds[n] = t
 	}
-	var times []time.Duration
-	for i := 0; i < 6; i++ {
+	return medianOf(runs, func() error {
+		_, err := s.Run(context.Background(), feeds)
+		return err
+	})
+}
+
+// medianOf calls run once untimed (the warm-up: pipelines, pools), then
+// runs times, and returns the median time.
+func medianOf(runs int, run func() error) (time.Duration, error) {
+	if err := run(); err != nil {
+		return 0, err
+	}
+	times := make([]time.Duration, runs)
+	for i := range times {
 		start := time.Now()
-		if _, err := s.Run(context.Background(), feeds); err != nil {
+		if err := run(); err != nil {
 			return 0, err
 		}
-		if i > 0 { // the first run warms the pools
-			times = append(times, time.Since(start))
-		}
+		times[i] = time.Since(start)
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	return times[len(times)/2], nil

@@ -22,8 +22,11 @@ import (
 
 // acc is the device shared by the tests (pipelines are cached on it);
 // accTiled is the same device forced onto the tiled matrix product, which
-// the software adapters of CI would not pick by themselves.
-var acc, accTiled *webgpu.Accelerator
+// the software adapters of CI would not pick by themselves, and accSimple
+// forced onto the per-element kernels, which a hardware adapter would not
+// pick (acc is one of the two, by the adapter): tests that alternate
+// between them check both kernels on every adapter.
+var acc, accTiled, accSimple *webgpu.Accelerator
 
 func TestMain(m *testing.M) {
 	var err error
@@ -39,6 +42,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	accTiled = acc.With(webgpu.Options{Tiled: webgpu.TiledOn})
+	accSimple = acc.With(webgpu.Options{Tiled: webgpu.TiledOff})
 	fmt.Println("WebGPU adapter:", acc.Info())
 	os.Exit(m.Run())
 }

@@ -21,10 +21,15 @@ import (
 
 // TestWholeModels runs the bench CNNs with WebGPU placement against their
 // expected outputs: SqueezeNet always, ResNet-50 (slow on a software
-// adapter) with GORT_WEBGPU_BENCH=1. Every Conv must be on the device.
+// adapter) with GORT_WEBGPU_BENCH=1, all nine bench CNNs with
+// GORT_WEBGPU_MODELS=all (meant for hardware adapters). Every Conv must be
+// on the device.
 func TestWholeModels(t *testing.T) {
 	models := []string{"test_squeezenet"}
-	if os.Getenv("GORT_WEBGPU_BENCH") != "" {
+	if os.Getenv("GORT_WEBGPU_MODELS") == "all" {
+		models = []string{"test_squeezenet", "test_resnet50", "test_bvlc_alexnet", "test_zfnet512", "test_vgg19",
+			"test_inception_v1", "test_inception_v2", "test_densenet121", "test_shufflenet"}
+	} else if os.Getenv("GORT_WEBGPU_BENCH") != "" {
 		models = append(models, "test_resnet50")
 	}
 	for _, m := range models {
@@ -63,8 +68,9 @@ func TestWholeModels(t *testing.T) {
 	}
 }
 
-// wholeModelTimes prints the run time (after one warm-up run) of a bench
-// model with WebGPU placement and on the CPU.
+// wholeModelTimes prints the median run time (after a warm-up run) of a
+// bench model with WebGPU placement, tiled and simple kernels, and on the
+// CPU: 3 timed runs, or GORT_WEBGPU_RUNS.
 func wholeModelTimes(t *testing.T, dir string) {
 	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
@@ -78,24 +84,25 @@ func wholeModelTimes(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	times := map[bool]time.Duration{}
-	for _, gpu := range []bool{true, false} {
+	var row []float64
+	for _, dev := range []*webgpu.Accelerator{accTiled, accSimple, nil} {
 		opts := &runtime.Options{}
-		if gpu {
-			opts.Accelerator = acc
+		if dev != nil {
+			opts.Accelerator = dev
 		}
 		s, err := runtime.Load(data, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		feeds := map[string]tensor.Value{s.Inputs()[0].Name: x}
-		for i := 0; i < 2; i++ {
-			start := time.Now()
-			if _, err := s.Run(context.Background(), feeds); err != nil {
-				t.Fatal(err)
-			}
-			times[gpu] = time.Since(start)
+		d, err := medianOf(benchRuns(3), func() error {
+			_, err := s.Run(context.Background(), feeds)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
+		row = append(row, ms(d))
 	}
-	fmt.Printf("| %s (whole model) | %.1f | %.1f |\n", filepath.Base(dir), ms(times[true]), ms(times[false]))
+	fmt.Printf("| %s (whole model) | %.1f | %.1f | %.1f |\n", filepath.Base(dir), row[0], row[1], row[2])
 }

@@ -90,7 +90,7 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 	}
 	if f := n.Fused; f != nil {
 		switch {
-		case n.OpType == "Conv":
+		case n.OpType == "Conv" || n.OpType == "BatchNormalization":
 		case (n.OpType == "ConvTranspose" || n.OpType == "MatMul" || n.OpType == "Gemm") && !f.Residual:
 		default:
 			return nil, "fused epilogue on " + n.OpType
@@ -104,6 +104,9 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		data = []int{0, 1, 2}
 	case "BatchNormalization":
 		data = []int{0, 1, 2, 3, 4}
+		if n.Fused != nil && n.Fused.Residual {
+			data = append(data, len(n.Inputs)-1)
+		}
 	case "Concat", "Sum":
 		data = nil
 		for i := range n.Inputs {
@@ -386,7 +389,8 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 }
 
 // decideBatchNorm places inference BatchNormalization as y = x·a[c] +
-// b[c], folded from constant statistics at build (or per run).
+// b[c], folded from constant statistics at build (or per run), with the
+// fused activation and residual if any.
 func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
 	a := &op.Attribs{N: n}
 	eps := float64(a.Float("epsilon", 1e-5))
@@ -402,7 +406,15 @@ func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
 	if len(in[0].Shape) < 2 {
 		return nil, "BatchNormalization input of rank < 2"
 	}
-	s := &spec{kind: kAffine, key: "affine", src: affineWGSL, eps: eps}
+	s := &spec{kind: kAffine, eps: eps}
+	if f := n.Fused; f != nil {
+		s.act, s.alpha, s.beta, s.residual = f.Activation, f.Alpha, f.Beta, f.Residual
+	}
+	src, err := affineWGSL(s.act, s.residual)
+	if err != nil {
+		return nil, err.Error()
+	}
+	s.src, s.key = src, fmt.Sprintf("affine/%s/r=%v", s.act, s.residual)
 	var p [4]*tensor.Tensor
 	for i := range p {
 		if p[i] = n.ConstInput(i + 1); p[i] == nil {
@@ -411,7 +423,6 @@ func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
 			return s, ""
 		}
 	}
-	var err error
 	if s.a, s.b, err = foldBatchNorm(p, eps); err != nil {
 		return nil, err.Error()
 	}

@@ -70,7 +70,7 @@ var floatLiteral = regexp.MustCompile(`\b\d+\.\d*(e[+-]?\d+)?f?\b|\b\d+e[+-]?\d+
 
 func TestShadersHaveNoLossyLiterals(t *testing.T) {
 	allowed := map[string]bool{"0.0": true, "1.0": true, "0.5": true, "6.0": true}
-	srcs := []string{concatWGSL, resampleWGSL, poolWGSL(true), poolWGSL(false), binaryWGSL("+", 4), affineWGSL, softmaxWGSL}
+	srcs := []string{concatWGSL, resampleWGSL, poolWGSL(true), poolWGSL(false), binaryWGSL("+", 4), softmaxWGSL}
 	for _, a := range []op.Activation{op.ActNone, op.ActRelu, op.ActClip, op.ActLeakyRelu, op.ActSigmoid, op.ActHardSigmoid, op.ActHardSwish, op.ActTanh} {
 		c, err := convWGSL(a, true)
 		if err != nil {
@@ -83,7 +83,8 @@ func TestShadersHaveNoLossyLiterals(t *testing.T) {
 		mm, _ := matmulWGSL(2, a, true)
 		mt, _ := matmulTiledWGSL(2, a, true)
 		cti, _ := convTiledWGSL(a, true)
-		srcs = append(srcs, c, cb, ct, ctb, u, mm, mt, cti)
+		af, _ := affineWGSL(a, true)
+		srcs = append(srcs, c, cb, ct, ctb, u, mm, mt, cti, af)
 	}
 	for _, s := range srcs {
 		for _, lit := range floatLiteral.FindAllString(s, -1) {

@@ -40,6 +40,7 @@ func (r *run) input(vs []tensor.Value, i int) (*gpu.Buffer, []int, error) {
 		if err != nil {
 			return nil, nil, wrapErr(err)
 		}
+		r.k.a.Uploads.Add(1)
 		r.tmps = append(r.tmps, b)
 		return b, v.Shape(), nil
 	}
@@ -579,13 +580,24 @@ func (r *run) affine(vs []tensor.Value) (*value, error) {
 	if len(xs) < 2 || xs[1] != channels {
 		return nil, errs.New(errs.Runtime, "BatchNormalization input %v for %d channels", xs, channels)
 	}
+	bufs := []*gpu.Buffer{xb, ab, bb}
+	if r.k.s.residual {
+		rb, rs, err := r.input(vs, len(vs)-1)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(rs, xs) {
+			return nil, errs.New(errs.Runtime, "residual %v does not have the output shape %v", rs, xs)
+		}
+		bufs = append(bufs, rb)
+	}
 	y, err := r.output(append([]int(nil), xs...))
 	if err != nil {
 		return nil, err
 	}
 	total := prod(xs)
-	u := []uint32{uint32(total), uint32(xs[1]), uint32(prod(xs[2:]))}
-	if err := r.dispatch(r.k.p, u, total, xb, ab, bb, y.buf); err != nil {
+	u := []uint32{uint32(total), uint32(xs[1]), uint32(prod(xs[2:])), f32bits(r.k.s.alpha), f32bits(r.k.s.beta)}
+	if err := r.dispatch(r.k.p, u, total, append(bufs, y.buf)...); err != nil {
 		y.Release()
 		return nil, err
 	}

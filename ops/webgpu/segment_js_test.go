@@ -59,7 +59,7 @@ func TestSegmentStaysOnGPU(t *testing.T) {
 	g.init("w1", r.tensor(12, 12, 1, 1))
 	g.node("Conv", []string{"cat", "w1"}, []string{"pw"})
 	g.output("pw")
-	for _, dev := range []*webgpu.Accelerator{acc, accTiled} {
+	for _, dev := range []*webgpu.Accelerator{accSimple, accTiled} {
 		s, err := runtime.Load(g.bytes(), &runtime.Options{Accelerator: dev})
 		if err != nil {
 			t.Fatal(err)

@@ -369,19 +369,26 @@ const resampleWGSL = `struct U { total: u32, inN: u32, outN: u32, inner: u32, ta
 }
 `
 
-// affineWGSL is y = x·a[c] + b[c] over channel axis c (inference
-// BatchNormalization with a and b folded from its constants at build).
-const affineWGSL = `struct U { total: u32, c: u32, inner: u32 }
+// affineWGSL is y = act(x·a[c] + b[c] [+ r]) over channel axis c
+// (inference BatchNormalization with a and b folded from its constants at
+// build, and the epilogue the plan fused into it: DenseNet's BN→Relu).
+func affineWGSL(act op.Activation, residual bool) (string, error) {
+	af, err := actFn(act)
+	if err != nil {
+		return "", err
+	}
+	names, res := []string{"x", "a", "b"}, ""
+	if residual {
+		names, res = append(names, "r"), " + r[i]"
+	}
+	return `struct U { total: u32, c: u32, inner: u32, alpha: f32, beta: f32 }
 @group(0) @binding(0) var<uniform> u: U;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> a: array<f32>;
-@group(0) @binding(3) var<storage, read> b: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
-` + prelude + `
+` + bindings(append(names, "out:y")...) + af + prelude + `
   let c = (i / u.inner) % u.c;
-  y[i] = x[i] * a[c] + b[c];
+  y[i] = act(x[i] * a[c] + b[c]` + res + `);
 }
-`
+`, nil
+}
 
 // softmaxWGSL normalises one row (n elements, stride inner) per
 // invocation: max, then Σ exp(x - max), then the quotients.

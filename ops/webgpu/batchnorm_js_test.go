@@ -1,0 +1,170 @@
+//go:build js && wasm
+
+package webgpu_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/gort-dev/gort/ops/webgpu"
+	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
+	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// bnStats returns scale, B, mean and a positive var for c channels.
+func bnStats(r *rng, c int) []*tensor.Tensor {
+	v := r.tensor(c)
+	for i, x := range v.F32() {
+		v.F32()[i] = x*x + 0.05
+	}
+	return []*tensor.Tensor{r.tensor(c), r.tensor(c), r.tensor(c), v}
+}
+
+// TestFusedBatchNorm: inference BatchNormalization with the epilogue the
+// plan fuses into it (DenseNet's BN→Relu; a residual Add) runs on the
+// device for every activation, with and without a residual, with constant
+// statistics (folded at build) and fed ones (folded per run), on rank 3
+// and rank 4 inputs (N>1, C>1, H≠W), against the CPU running BN, Add and
+// the activation as separate nodes.
+func TestFusedBatchNorm(t *testing.T) {
+	r := &rng{s: 31}
+	acts := []struct {
+		act         op.Activation
+		alpha, beta float32
+	}{
+		{op.ActNone, 0, 0}, {op.ActRelu, 0, 0}, {op.ActClip, -0.5, 0.6}, {op.ActLeakyRelu, 0.1, 0},
+		{op.ActSigmoid, 0, 0}, {op.ActHardSigmoid, 0.2, 0.5}, {op.ActHardSwish, 0, 0}, {op.ActTanh, 0, 0},
+	}
+	for _, shape := range [][]int{{2, 3, 5, 7}, {3, 4, 6}} {
+		for _, a := range acts {
+			for _, residual := range []bool{false, true} {
+				for _, constStats := range []bool{true, false} {
+					if a.act == op.ActNone && !residual {
+						continue // no epilogue: the plain BatchNormalization
+					}
+					name := fmt.Sprintf("%v/%s/residual=%v/const=%v", shape, a.act, residual, constStats)
+					x, stats := r.tensor(shape...), bnStats(r, shape[1])
+					var res *tensor.Tensor
+					if residual {
+						res = r.tensor(shape...)
+					}
+					want, err := bnReference(x, stats, res, a.act, a.alpha, a.beta)
+					if err != nil {
+						t.Fatalf("%s: CPU reference: %v", name, err)
+					}
+					got, err := bnOnDevice(x, stats, res, constStats, &op.Fusion{Activation: a.act, Alpha: a.alpha, Beta: a.beta, Residual: residual})
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					if d := closeEnough(got, want, 1e-5, 1e-4); d != "" {
+						t.Errorf("%s: %s", name, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// bnReference runs BatchNormalization, the residual Add and the
+// activation as separate CPU nodes.
+func bnReference(x *tensor.Tensor, stats []*tensor.Tensor, res *tensor.Tensor, act op.Activation, alpha, beta float32) (*tensor.Tensor, error) {
+	g := newModel(15).feed("x", x).init("s", stats[0]).init("b", stats[1]).init("m", stats[2]).init("v", stats[3]).
+		node("BatchNormalization", []string{"x", "s", "b", "m", "v"}, []string{"n"})
+	cur := "n"
+	if res != nil {
+		g.feed("res", res).node("Add", []string{"n", "res"}, []string{"nr"})
+		cur = "nr"
+	}
+	var attrs []*pb.AttributeProto
+	in := []string{cur}
+	switch act {
+	case op.ActNone:
+		g.output(cur)
+		out, err := runModel(g, false)
+		if err != nil {
+			return nil, err
+		}
+		return out.out[cur], nil
+	case op.ActClip:
+		g.init("lo", tensor.Of([]int{}, []float32{alpha})).init("hi", tensor.Of([]int{}, []float32{beta}))
+		in = append(in, "lo", "hi")
+	case op.ActLeakyRelu:
+		attrs = append(attrs, aFloat("alpha", alpha))
+	case op.ActHardSigmoid:
+		attrs = append(attrs, aFloat("alpha", alpha), aFloat("beta", beta))
+	}
+	g.node(string(act), in, []string{"y"}, attrs...).output("y")
+	out, err := runModel(g, false)
+	if err != nil {
+		return nil, err
+	}
+	return out.out["y"], nil
+}
+
+// bnOnDevice builds the WebGPU kernel for a BatchNormalization node with
+// the fusion f, as the plan's rewrite hands it over, and runs it.
+func bnOnDevice(x *tensor.Tensor, stats []*tensor.Tensor, res *tensor.Tensor, constStats bool, f *op.Fusion) (*tensor.Tensor, error) {
+	n := &op.Node{Name: "bn", OpType: "BatchNormalization", Version: 15, Opset: 15, Attrs: map[string]*pb.AttributeProto{},
+		Inputs: []string{"x", "s", "b", "m", "v"}, Consts: make([]*tensor.Tensor, 6), Fused: f}
+	vals := []tensor.Value{x}
+	types := []graph.Type{typeOf(x)}
+	for i, s := range stats {
+		vals, types = append(vals, s), append(types, typeOf(s))
+		if constStats {
+			n.Consts[i+1] = s
+		}
+	}
+	if res != nil {
+		n.Inputs = append(n.Inputs, "res")
+		vals, types = append(vals, res), append(types, typeOf(res))
+	}
+	k, reason := accSimple.Kernel(n, types)
+	if k == nil {
+		return nil, fmt.Errorf("declined: %s", reason)
+	}
+	outs, err := k.(op.ValueKernel).RunValues(&op.Context{}, vals)
+	if err != nil {
+		return nil, err
+	}
+	rv := outs[0].(tensor.Remote)
+	defer rv.Release()
+	return rv.Download()
+}
+
+// TestBatchNormReluPlaced: the plan fuses a Relu into a BatchNormalization
+// (the DenseNet pattern) and the fused node stays on the device, with the
+// result of the CPU.
+func TestBatchNormReluPlaced(t *testing.T) {
+	r := &rng{s: 37}
+	stats := bnStats(r, 3)
+	g := newModel(15).feed("x", r.tensor(2, 3, 5, 7)).init("s", stats[0]).init("b", stats[1]).init("m", stats[2]).init("v", stats[3]).
+		node("BatchNormalization", []string{"x", "s", "b", "m", "v"}, []string{"n"}).
+		node("Relu", []string{"n"}, []string{"y"}).output("y")
+	cpu, err := runModel(g, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := runtime.Load(g.bytes(), &runtime.Options{Accelerator: acc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := s.Plan().Steps
+	if len(steps) != 1 || steps[0].Node.Fused == nil || steps[0].Device != webgpu.Device {
+		for _, st := range steps {
+			t.Logf("step %s %s on %s (%s), fused %+v", st.Node.Name, st.Node.OpType, st.Device, st.Reason, st.Node.Fused)
+		}
+		t.Fatal("want one BatchNormalization step with the Relu fused, on the device")
+	}
+	out, err := s.Run(context.Background(), map[string]tensor.Value{"x": g.feeds["x"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := closeEnough(out["y"].(*tensor.Tensor), cpu.out["y"], 1e-5, 1e-4); d != "" {
+		t.Error(d)
+	}
+}
