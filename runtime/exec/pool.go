@@ -37,18 +37,29 @@ func sizeClass(n int) int {
 	return ((n + (1 << shift) - 1) >> shift) << shift
 }
 
+// largerClasses is how many classes above a value's own get searches for a
+// parked buffer (8: up to twice the size) before it allocates. Without it a
+// network whose values change size at every layer (DenseNet's growing
+// concatenations, U²-Net's scales) parks buffers no later value fits
+// exactly and allocates fresh ones: a first run then writes to far more
+// fresh memory (each new WebAssembly page is zeroed by the OS on first
+// touch, a large part of a first run's time) and the session holds more.
+const largerClasses = 8
+
 func (p *Pool) get(n int) []float32 {
 	c := sizeClass(n)
 	p.mu.Lock()
-	list := p.free[c]
-	if k := len(list); k > 0 {
-		b := list[k-1]
-		p.free[c] = list[:k-1]
-		p.held -= cap(b)
-		p.mu.Unlock()
-		b = b[:n]
-		clear(b)
-		return b
+	for i, cc := 0, c; i <= largerClasses; i, cc = i+1, sizeClass(cc+1) {
+		list := p.free[cc]
+		if k := len(list); k > 0 {
+			b := list[k-1]
+			p.free[cc] = list[:k-1]
+			p.held -= cap(b)
+			p.mu.Unlock()
+			b = b[:n]
+			clear(b)
+			return b
+		}
 	}
 	p.fresh++
 	p.mu.Unlock()

@@ -403,9 +403,13 @@ func (c *compiler) releaseConsts(p *Plan, st *Step, w *workGraph, consts map[int
 // them only after the next layers' packed forms had been allocated beside
 // them (the heap peaking at the weights, packed and not, of several
 // layers), and WebAssembly memory never shrinks. The weights hold no
-// pointers, so a collection costs little; it happens only for models with
-// large layers (VGG-19's and AlexNet's fully connected ones).
-const collectAfter = 32 << 20
+// pointers, so a collection costs little; the JS package turns the paced
+// collector off while it loads (wasm/main.go: each cycle runs cold,
+// unoptimised code there), so these are then the only collections of a load,
+// and 16 MiB bounds the garbage beside the packed weights (ResNet-50 peaks
+// at 168 MiB of wasm memory, 158 with the paced collector at 50%, 192 with
+// 32 MiB here).
+const collectAfter = 16 << 20
 
 // BuildKernel calls a builder, turning a panic into an error so that a
 // malformed attribute can never crash loading.

@@ -90,7 +90,7 @@ func (c *compiler) fold(w *workGraph, rep *Report) {
 		rep.FoldedBytes += bytes
 		for j, name := range n.Outputs {
 			if name != "" {
-				w.consts[name] = outs[j]
+				w.setConst(name, outs[j])
 				w.foldedSet[outs[j]] = true
 			}
 		}
@@ -257,7 +257,8 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 			nbd[m] = float32(b*S[m] + T[m])
 		}
 		wName, bName := w.freshName(conv.Name+"/W_bn"), w.freshName(conv.Name+"/B_bn")
-		w.consts[wName], w.consts[bName] = nw, nb
+		w.setConst(wName, nw)
+		w.setConst(bName, nb)
 		w.foldedSet[nw], w.foldedSet[nb] = true, true
 		rep.FoldedBytes += int64(4 * (nw.Len() + nb.Len()))
 		merged := *conv
@@ -354,7 +355,8 @@ func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
 			nbd[m] = float32(float64(bd[m])*S[m] + T[m])
 		}
 		sName, bName := w.freshName(bn.Name+"/scale_folded"), w.freshName(bn.Name+"/B_folded")
-		w.consts[sName], w.consts[bName] = ns, nb
+		w.setConst(sName, ns)
+		w.setConst(bName, nb)
 		w.foldedSet[ns], w.foldedSet[nb] = true, true
 		rep.FoldedBytes += int64(4 * 2 * C)
 		merged := *bn

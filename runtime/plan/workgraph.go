@@ -19,7 +19,13 @@ type workGraph struct {
 	// Conv's weights once BatchNormalization folding replaced them) is
 	// dropped at once, so that it is garbage during the rest of loading
 	// rather than held for the session's life beside its replacement.
-	consts    map[string]*tensor.Tensor
+	consts map[string]*tensor.Tensor
+	// refs counts the names each constant has in consts (a folded
+	// Identity gives one tensor two), so that dropping a name knows at once
+	// whether the tensor is still a constant: a scan of consts per drop made
+	// dropping every unread constant quadratic, tens of ms of a large
+	// model's creation in WebAssembly's unoptimised first pass.
+	refs      map[*tensor.Tensor]int
 	foldedSet map[*tensor.Tensor]bool
 	// overridable are the initializers a feed may replace (not constants).
 	overridable map[string]bool
@@ -30,10 +36,10 @@ type workGraph struct {
 }
 
 func newWorkGraph(g *graph.Graph, overridable map[string]bool, types map[string]graph.Type) *workGraph {
-	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}, overridable: overridable}
+	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, refs: map[*tensor.Tensor]int{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}, overridable: overridable}
 	for name, t := range g.Initializers {
 		if !overridable[name] {
-			w.consts[name] = t
+			w.setConst(name, t)
 		}
 	}
 	for _, n := range g.Nodes {
@@ -53,16 +59,35 @@ func (w *workGraph) constTensor(name string) *tensor.Tensor {
 	return w.consts[name]
 }
 
+// setConst makes name the constant t.
+func (w *workGraph) setConst(name string, t *tensor.Tensor) {
+	if old, ok := w.consts[name]; ok {
+		if old == t {
+			return
+		}
+		w.unref(old)
+	}
+	w.consts[name] = t
+	w.refs[t]++
+}
+
 // dropConst forgets the constant name, which nothing reads any more.
 func (w *workGraph) dropConst(name string) {
-	t := w.consts[name]
-	delete(w.consts, name)
-	for _, u := range w.consts {
-		if u == t {
-			return // still a constant under another name
-		}
+	t, ok := w.consts[name]
+	if !ok {
+		return
 	}
-	delete(w.foldedSet, t)
+	delete(w.consts, name)
+	w.unref(t)
+}
+
+// unref counts one name of t less; with none left, t is no constant of the
+// plan any more.
+func (w *workGraph) unref(t *tensor.Tensor) {
+	if w.refs[t]--; w.refs[t] <= 0 {
+		delete(w.refs, t)
+		delete(w.foldedSet, t)
+	}
 }
 
 // dropUnreadConsts drops the constants that no node reads and no graph
