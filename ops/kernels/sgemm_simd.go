@@ -309,22 +309,59 @@ func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) {
 	}
 }
 
-// maxWindowS1Vec computes maxWindowS1 four outputs at a time and returns
-// how many it did; the caller has checked x's and first's extents.
+// maxWindowS1Vec computes maxWindowS1 eight, then four, outputs at a time
+// (three adjacent taps unrolled; see maxRows) and returns how many it did:
+// all of them, unless y holds fewer than four. The caller has checked x's
+// and first's extents, and y overlaps neither.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
-	px := unsafe.Pointer(unsafe.SliceData(x))
-	n := len(y) &^ 3
-	for i := 0; i < n; i += 4 {
-		best := ld4(px, uintptr(i)*4)
-		for kw := 1; kw < KW; kw++ {
-			v := ld4(px, uintptr(i+kw*dw)*4)
-			best = v.IfElse(v.Greater(best), best)
+	px, pf := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(first))
+	py := unsafe.Pointer(unsafe.SliceData(y))
+	i := 0
+	if KW == 3 && dw == 1 {
+		for ; i+8 <= len(y); i += 8 {
+			o := uintptr(i) * 4
+			b0, b1 := ld4(px, o), ld4(px, o+16)
+			b0, b1 = maxGreater(b0, ld4(px, o+4)), maxGreater(b1, ld4(px, o+20))
+			b0, b1 = maxGreater(b0, ld4(px, o+8)), maxGreater(b1, ld4(px, o+24))
+			st4(nanFirst(b0, ld4(pf, o)), py, o)
+			st4(nanFirst(b1, ld4(pf, o+16)), py, o+16)
 		}
-		f := archsimd.LoadFloat32x4(first[i : i+4])
-		f.IfElse(f.NotEqual(f), best).Store(y[i : i+4])
 	}
-	return n
+	st := uintptr(dw) * 4
+	for ; i+8 <= len(y); i += 8 {
+		o := uintptr(i) * 4
+		b0, b1 := ld4(px, o), ld4(px, o+16)
+		for kw := 1; kw < KW; kw++ {
+			o += st
+			b0, b1 = maxGreater(b0, ld4(px, o)), maxGreater(b1, ld4(px, o+16))
+		}
+		o = uintptr(i) * 4
+		st4(nanFirst(b0, ld4(pf, o)), py, o)
+		st4(nanFirst(b1, ld4(pf, o+16)), py, o+16)
+	}
+	if len(y) < 4 {
+		return 0
+	}
+	// The rest four at a time, the last four overlapping (as in maxRows).
+	for i < len(y) {
+		i = min(i, len(y)-4)
+		o := uintptr(i) * 4
+		b := ld4(px, o)
+		for kw := 1; kw < KW; kw++ {
+			o += st
+			b = maxGreater(b, ld4(px, o))
+		}
+		o = uintptr(i) * 4
+		st4(nanFirst(b, ld4(pf, o)), py, o)
+		i += 4
+	}
+	return i
 }
+
+// maxGreater is maxWindowS1's step per lane: best replaced by v where v >
+// best; nanFirst puts back the first tap where it is NaN.
+func maxGreater(best, v f32x4) f32x4 { return v.IfElse(v.Greater(best), best) }
+func nanFirst(best, f f32x4) f32x4    { return f.IfElse(f.NotEqual(f), best) }
 
 // winoRowsFull computes Bᵀ d down four full rows.
 func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
