@@ -361,7 +361,7 @@ func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
 // maxGreater is maxWindowS1's step per lane: best replaced by v where v >
 // best; nanFirst puts back the first tap where it is NaN.
 func maxGreater(best, v f32x4) f32x4 { return v.IfElse(v.Greater(best), best) }
-func nanFirst(best, f f32x4) f32x4    { return f.IfElse(f.NotEqual(f), best) }
+func nanFirst(best, f f32x4) f32x4   { return f.IfElse(f.NotEqual(f), best) }
 
 // winoRowsFull computes Bᵀ d down four full rows.
 func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
