@@ -17,7 +17,7 @@ func BenchmarkKernel4x8(bm *testing.B) {
 	bm.ResetTimer()
 	for it := 0; it < bm.N; it++ {
 		for p := 0; p < np; p++ {
-			kernel4x8(a[p*MR*kc:(p+1)*MR*kc], b, kc, c[p*MR*NR:(p+1)*MR*NR], NR, true)
+			kernel4x8(a[p*MR*kc:(p+1)*MR*kc], b, kc, c[p*MR*NR:(p+1)*MR*NR], NR, true, nil, 0, 0)
 		}
 	}
 	bm.ReportMetric(2*float64(np*MR*NR*kc)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")

@@ -280,6 +280,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	kcMax := min(k, sgemmKC)
 	sa, sb := s.bufs(kcMax*min(roundUp(m, MR), sgemmMC), kcMax*min(roundUp(n, NR), sgemmNC))
 	var tile [MR * NR]float32
+	fused := ep.fusable()
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
@@ -295,10 +296,14 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 					bp := bd[(jr/NR)*bs : (jr/NR)*bs+kb*NR]
 					ir := 0
 					if nn == NR {
+						var te *Epilogue
+						if last && fused {
+							te = ep
+						}
 						for ; ir+MR <= mb; ir += MR {
 							ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 							co := (ic+ir)*ldc + jc + jr
-							kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc)
+							kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
 						}
 					}
 					for ; ir < mb; ir += MR {
@@ -308,7 +313,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						if mm == 1 {
 							kernel1x8(ap, bp, kb, tile[:NR])
 						} else {
-							kernel4x8(ap, bp, kb, tile[:], NR, false)
+							kernel4x8(ap, bp, kb, tile[:], NR, false, nil, 0, 0)
 						}
 						for i := 0; i < mm; i++ {
 							row := c[co+i*ldc : co+i*ldc+nn]
@@ -321,9 +326,12 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 								copy(row, t)
 							}
 						}
+						if last && fused {
+							ep.apply(c, ldc, ic+ir, mm, jc+jr, nn)
+						}
 					}
 				}
-				if last && ep != nil {
+				if last && ep != nil && !fused {
 					ep.apply(c, ldc, ic, mb, jc, nb)
 				}
 			}

@@ -9,13 +9,29 @@ package kernels
 // kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
 // and stores it into c (leading dimension ldc), or adds it to c when acc.
 // The scalar loop is gemm.go's micro4x8, which adds; a store clears first.
-func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
+// With e (see fusedEpilogue) it then applies e to the tile, whose first
+// element is C's (row, col).
+func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
 	if !acc {
 		for i := 0; i < MR; i++ {
 			clear(c[i*ldc : i*ldc+NR])
 		}
 	}
 	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
+	if e != nil {
+		for i := 0; i < MR; i++ {
+			var bias float32
+			if e.RowBias != nil {
+				bias = e.RowBias[row+i]
+			}
+			var res []float32
+			if e.Residual != nil {
+				o := (row+i)*e.LdR + col
+				res = e.Residual[o : o+NR]
+			}
+			epilogueRowScalar(c[i*ldc:i*ldc+NR], e.RowBias != nil, bias, nil, res, e.Act, 0, 0)
+		}
+	}
 }
 
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a

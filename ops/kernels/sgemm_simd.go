@@ -34,8 +34,10 @@ func splat(p unsafe.Pointer, off uintptr) f32x4 {
 }
 
 // kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
-// and stores it into c (leading dimension ldc), or adds it to c when acc.
-func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
+// and stores it into c (leading dimension ldc), or adds it to c when acc;
+// with e (see fusedEpilogue) it applies e to the finished tile, whose first
+// element is C's (row, col), before the store.
+func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
 	if k <= 0 {
 		return
 	}
@@ -102,6 +104,37 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
 		c21 = c21.Add(ld4(pc, 2*l+16))
 		c30 = c30.Add(ld4(pc, 3*l))
 		c31 = c31.Add(ld4(pc, 3*l+16))
+	}
+	if e != nil {
+		// epilogueRowScalar's order: the row bias, the residual, then Relu.
+		if bias := e.RowBias; bias != nil {
+			bias = bias[row : row+MR]
+			pbias := unsafe.Pointer(unsafe.SliceData(bias))
+			v := splat(pbias, 0)
+			c00, c01 = c00.Add(v), c01.Add(v)
+			v = splat(pbias, 4)
+			c10, c11 = c10.Add(v), c11.Add(v)
+			v = splat(pbias, 8)
+			c20, c21 = c20.Add(v), c21.Add(v)
+			v = splat(pbias, 12)
+			c30, c31 = c30.Add(v), c31.Add(v)
+		}
+		if res := e.Residual; res != nil {
+			o := row*e.LdR + col
+			_ = res[o+3*e.LdR+NR-1]
+			pr, lr := unsafe.Pointer(&res[o]), uintptr(e.LdR)*4
+			c00, c01 = c00.Add(ld4(pr, 0)), c01.Add(ld4(pr, 16))
+			c10, c11 = c10.Add(ld4(pr, lr)), c11.Add(ld4(pr, lr+16))
+			c20, c21 = c20.Add(ld4(pr, 2*lr)), c21.Add(ld4(pr, 2*lr+16))
+			c30, c31 = c30.Add(ld4(pr, 3*lr)), c31.Add(ld4(pr, 3*lr+16))
+		}
+		if e.Act == ActRelu {
+			var z f32x4
+			c00, c01 = z.IfElse(c00.Less(z), c00), z.IfElse(c01.Less(z), c01)
+			c10, c11 = z.IfElse(c10.Less(z), c10), z.IfElse(c11.Less(z), c11)
+			c20, c21 = z.IfElse(c20.Less(z), c20), z.IfElse(c21.Less(z), c21)
+			c30, c31 = z.IfElse(c30.Less(z), c30), z.IfElse(c31.Less(z), c31)
+		}
 	}
 	st4(c00, pc, 0)
 	st4(c01, pc, 16)
