@@ -281,19 +281,36 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	sa, sb := s.bufs(kcMax*min(roundUp(m, MR), sgemmMC), kcMax*min(roundUp(n, NR), sgemmNC))
 	var tile [MR * NR]float32
 	fused := ep.fusable()
+	direct := directB && B.packed == nil && B.im2col == nil && !B.trans
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
 			kb := min(sgemmKC, k-pc)
 			acc := pc > 0 || beta != 0
 			last := pc+kb >= k
-			bd, bs := B.block(pc, kb, jc, nb, sb)
+			var bd []float32
+			var bs int
+			if !direct {
+				bd, bs = B.block(pc, kb, jc, nb, sb)
+			} else if r := nb % NR; r != 0 {
+				packBPanel(false, B.b, B.ldb, pc, kb, jc+nb-r, r, sb[:kb*NR])
+			}
 			for ic := 0; ic < m; ic += sgemmMC {
 				mb := min(sgemmMC, m-ic)
 				ad, as := A.block(ic, mb, pc, kb, sa)
 				for jr := 0; jr < nb; jr += NR {
 					nn := min(NR, nb-jr)
-					bp := bd[(jr/NR)*bs : (jr/NR)*bs+kb*NR]
+					var bp []float32
+					ldb := NR
+					switch {
+					case !direct:
+						bp = bd[(jr/NR)*bs : (jr/NR)*bs+kb*NR]
+					case nn == NR:
+						o := pc*B.ldb + jc + jr
+						bp, ldb = B.b[o:o+(kb-1)*B.ldb+NR], B.ldb
+					default:
+						bp = sb[:kb*NR]
+					}
 					ir := 0
 					if nn == NR {
 						var te *Epilogue
@@ -303,7 +320,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						for ; ir+MR <= mb; ir += MR {
 							ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 							co := (ic+ir)*ldc + jc + jr
-							kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+							kernel4x8(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
 						}
 					}
 					for ; ir < mb; ir += MR {
@@ -311,9 +328,9 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 						co := (ic+ir)*ldc + jc + jr
 						if mm == 1 {
-							kernel1x8(ap, bp, kb, tile[:NR])
+							kernel1x8(ap, bp, kb, ldb, tile[:NR])
 						} else {
-							kernel4x8(ap, bp, kb, tile[:], NR, false, nil, 0, 0)
+							kernel4x8(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}
 						for i := 0; i < mm; i++ {
 							row := c[co+i*ldc : co+i*ldc+nn]

@@ -6,18 +6,39 @@ package kernels
 // (sgemm_simd.go). The 32 accumulators are plain locals so the compiler can
 // keep them in registers; re-slicing a and b hoists the bounds checks.
 
-// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
-// and stores it into c (leading dimension ldc), or adds it to c when acc.
-// The scalar loop is gemm.go's micro4x8, which adds; a store clears first.
-// With e (see fusedEpilogue) it then applies e to the tile, whose first
-// element is C's (row, col).
-func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed; b: k rows of NR
+// floats ldb apart, NR for a packed panel) and stores it into c (leading
+// dimension ldc), or adds it to c when acc. The scalar loop is gemm.go's
+// micro4x8, which adds; a store clears first. The GEMM passes this build
+// packed panels only (directB), but any stride gives the same sums, in the
+// same order. With e (see Epilogue.fusable) it then applies e to the
+// tile, whose first element is C's (row, col).
+func kernel4x8(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
 	if !acc {
 		for i := 0; i < MR; i++ {
 			clear(c[i*ldc : i*ldc+NR])
 		}
 	}
-	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
+	if ldb == NR {
+		micro4x8(a[:MR*k], b[:NR*k], c, ldc)
+	} else {
+		var t [MR * NR]float32
+		for p := 0; p < k; p++ {
+			bp := b[p*ldb : p*ldb+NR]
+			for i := 0; i < MR; i++ {
+				ai := a[p*MR+i]
+				for j, v := range bp {
+					t[i*NR+j] += ai * v
+				}
+			}
+		}
+		for i := 0; i < MR; i++ {
+			row := c[i*ldc : i*ldc+NR]
+			for j := range row {
+				row[j] += t[i*NR+j]
+			}
+		}
+	}
 	if e != nil {
 		for i := 0; i < MR; i++ {
 			var bias float32
@@ -34,23 +55,25 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogu
 	}
 }
 
+// directB is false: this build's GEMM packs every B panel (see sgemm_simd.go).
+const directB = false
+
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
-// (stride MR) with the packed B panel b.
-func kernel1x8(a, b []float32, k int, c []float32) {
+// (stride MR) with the B panel b (rows ldb apart, as in kernel4x8).
+func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 	var c0, c1, c2, c3, c4, c5, c6, c7 float32
-	a, b = a[:4*k], b[:8*k]
-	for len(a) >= 4 && len(b) >= 8 {
-		a0 := a[0]
-		c0 += a0 * b[0]
-		c1 += a0 * b[1]
-		c2 += a0 * b[2]
-		c3 += a0 * b[3]
-		c4 += a0 * b[4]
-		c5 += a0 * b[5]
-		c6 += a0 * b[6]
-		c7 += a0 * b[7]
-		a = a[4:]
-		b = b[8:]
+	a = a[:4*k]
+	for p := 0; p < k; p++ {
+		a0 := a[4*p]
+		bp := b[p*ldb : p*ldb+8 : p*ldb+8]
+		c0 += a0 * bp[0]
+		c1 += a0 * bp[1]
+		c2 += a0 * bp[2]
+		c3 += a0 * bp[3]
+		c4 += a0 * bp[4]
+		c5 += a0 * bp[5]
+		c6 += a0 * bp[6]
+		c7 += a0 * bp[7]
 	}
 	c = c[:8:8]
 	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = c0, c1, c2, c3, c4, c5, c6, c7

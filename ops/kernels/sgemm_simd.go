@@ -12,9 +12,9 @@ import (
 // the B panel and broadcasts four scalars of the A panel. k is unrolled by two
 // (Go's wasm backend schedules the products of a step before their adds, and
 // a longer body leaves fewer accumulators spilled per step), and every load
-// goes through an unsafe pointer at a constant offset from the panel base so
-// the loop carries no bounds checks: the slices are checked once on entry,
-// and the loop never reads past a·(4k) and b·(8k) floats.
+// goes through an unsafe pointer at an offset from the panel base so the
+// loop carries no bounds checks: the slices are checked once on entry, and
+// the loop never reads past a·(4k) and b·((k−1)·ldb+8) floats.
 //
 // wasm has no fused multiply-add (relaxed SIMD is not available), so each
 // step is a Mul then an Add, rounded twice, like the scalar kernels.
@@ -33,16 +33,19 @@ func splat(p unsafe.Pointer, off uintptr) f32x4 {
 	return archsimd.BroadcastFloat32x4(*(*float32)(unsafe.Add(p, off)))
 }
 
-// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
-// and stores it into c (leading dimension ldc), or adds it to c when acc;
-// with e (see fusedEpilogue) it applies e to the finished tile, whose first
-// element is C's (row, col), before the store.
-func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed; b: k rows of NR
+// floats ldb apart, NR for a packed panel) and stores it into c (leading
+// dimension ldc), or adds it to c when acc; with e (see Epilogue.fusable)
+// it applies e to the finished tile, whose first element is C's (row, col),
+// before the store. A stride in place of a constant offset costs the loop
+// nothing measurable, and lets the GEMM read a plain B without packing it.
+func kernel4x8(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
 	if k <= 0 {
 		return
 	}
 	// One bounds check per operand; the loop below stays inside them.
-	_, _, _ = a[4*k-1], b[8*k-1], c[3*ldc+7]
+	_, _, _ = a[4*k-1], b[(k-1)*ldb+NR-1], c[3*ldc+7]
+	bs := uintptr(ldb) * 4
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	var c00, c01, c10, c11, c20, c21, c30, c31 f32x4
 	var ao, bo uintptr
@@ -61,8 +64,8 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogu
 		a3 := splat(pa, ao+12)
 		c30 = c30.Add(a3.Mul(b0))
 		c31 = c31.Add(a3.Mul(b1))
-		b0 = ld4(pb, bo+32)
-		b1 = ld4(pb, bo+48)
+		b0 = ld4(pb, bo+bs)
+		b1 = ld4(pb, bo+bs+16)
 		a0 = splat(pa, ao+16)
 		c00 = c00.Add(a0.Mul(b0))
 		c01 = c01.Add(a0.Mul(b1))
@@ -76,7 +79,7 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogu
 		c30 = c30.Add(a3.Mul(b0))
 		c31 = c31.Add(a3.Mul(b1))
 		ao += 32
-		bo += 64
+		bo += 2 * bs
 	}
 	if k > 0 {
 		b0 := ld4(pb, bo)
@@ -146,12 +149,20 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogu
 	st4(c31, pc, 3*l+16)
 }
 
+// directB lets the GEMM read the full panels of a plain (untransposed, not
+// pre-packed) B in place, ldb apart, packing only a partial last panel:
+// for a pointwise convolution, whose B is its input, packing was a copy of
+// the whole input that cost a quarter of the convolution when the output
+// has few channels (SqueezeNet's squeeze layers).
+const directB = true
+
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
-// (stride MR) with the packed B panel b.
-func kernel1x8(a, b []float32, k int, c []float32) {
+// (stride MR) with the B panel b (rows ldb apart, as in kernel4x8).
+func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 	var c0, c1 f32x4
 	if k > 0 {
-		_, _ = a[4*k-1], b[8*k-1]
+		_, _ = a[4*k-1], b[(k-1)*ldb+NR-1]
+		bs := uintptr(ldb) * 4
 		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
 		var ao, bo uintptr
 		for ; k >= 2; k -= 2 {
@@ -159,10 +170,10 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 			c0 = c0.Add(a0.Mul(ld4(pb, bo)))
 			c1 = c1.Add(a0.Mul(ld4(pb, bo+16)))
 			a0 = splat(pa, ao+16)
-			c0 = c0.Add(a0.Mul(ld4(pb, bo+32)))
-			c1 = c1.Add(a0.Mul(ld4(pb, bo+48)))
+			c0 = c0.Add(a0.Mul(ld4(pb, bo+bs)))
+			c1 = c1.Add(a0.Mul(ld4(pb, bo+bs+16)))
 			ao += 32
-			bo += 64
+			bo += 2 * bs
 		}
 		if k > 0 {
 			a0 := splat(pa, ao)
