@@ -17,6 +17,11 @@ const (
 	NR = 8 // columns of the micro-tile
 )
 
+// directMaxM is the most rows of A for which the GEMM reads a plain B in
+// place (directB): past it, packing B costs less than the strided kernel's
+// loss over the rows that reuse each panel.
+const directMaxM = 64
+
 // Block sizes (variables so that a benchmark can sweep them).
 var (
 	sgemmKC = 256  // depth of a block
@@ -281,7 +286,9 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	sa, sb := s.bufs(kcMax*min(roundUp(m, MR), sgemmMC), kcMax*min(roundUp(n, NR), sgemmNC))
 	var tile [MR * NR]float32
 	fused := ep.fusable()
-	direct := directB && B.packed == nil && B.im2col == nil && !B.trans
+	// A plain B read in place (see directB) when few rows of A share each
+	// of its panels; packing pays for itself over more.
+	direct := directB && B.packed == nil && B.im2col == nil && !B.trans && m <= directMaxM
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
@@ -320,7 +327,11 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						for ; ir+MR <= mb; ir += MR {
 							ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 							co := (ic+ir)*ldc + jc + jr
-							kernel4x8(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+							if direct {
+								kernel4x8s(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+							} else {
+								kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+							}
 						}
 					}
 					for ; ir < mb; ir += MR {
@@ -330,7 +341,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						if mm == 1 {
 							kernel1x8(ap, bp, kb, ldb, tile[:NR])
 						} else {
-							kernel4x8(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
+							kernel4x8s(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}
 						for i := 0; i < mm; i++ {
 							row := c[co+i*ldc : co+i*ldc+nn]

@@ -6,52 +6,67 @@ package kernels
 // (sgemm_simd.go). The 32 accumulators are plain locals so the compiler can
 // keep them in registers; re-slicing a and b hoists the bounds checks.
 
-// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed; b: k rows of NR
-// floats ldb apart, NR for a packed panel) and stores it into c (leading
-// dimension ldc), or adds it to c when acc. The scalar loop is gemm.go's
-// micro4x8, which adds; a store clears first. The GEMM passes this build
-// packed panels only (directB), but any stride gives the same sums, in the
-// same order. With e (see Epilogue.fusable) it then applies e to the
-// tile, whose first element is C's (row, col).
-func kernel4x8(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+// kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
+// and stores it into c (leading dimension ldc), or adds it to c when acc.
+// The scalar loop is gemm.go's micro4x8, which adds; a store clears first.
+// With e (see Epilogue.fusable) it then applies e to the tile, whose first
+// element is C's (row, col).
+func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
 	if !acc {
 		for i := 0; i < MR; i++ {
 			clear(c[i*ldc : i*ldc+NR])
 		}
 	}
-	if ldb == NR {
-		micro4x8(a[:MR*k], b[:NR*k], c, ldc)
-	} else {
-		var t [MR * NR]float32
-		for p := 0; p < k; p++ {
-			bp := b[p*ldb : p*ldb+NR]
-			for i := 0; i < MR; i++ {
-				ai := a[p*MR+i]
-				for j, v := range bp {
-					t[i*NR+j] += ai * v
-				}
-			}
-		}
+	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
+	if e != nil {
+		epilogue4x8(c, ldc, e, row, col)
+	}
+}
+
+// kernel4x8s is kernel4x8 reading B rows ldb floats apart. The GEMM passes
+// this build packed panels only (directB), but any stride gives the same
+// sums, in the same order.
+func kernel4x8s(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	if !acc {
 		for i := 0; i < MR; i++ {
-			row := c[i*ldc : i*ldc+NR]
-			for j := range row {
-				row[j] += t[i*NR+j]
+			clear(c[i*ldc : i*ldc+NR])
+		}
+	}
+	var t [MR * NR]float32
+	for p := 0; p < k; p++ {
+		bp := b[p*ldb : p*ldb+NR]
+		for i := 0; i < MR; i++ {
+			ai := a[p*MR+i]
+			for j, v := range bp {
+				t[i*NR+j] += ai * v
 			}
 		}
 	}
-	if e != nil {
-		for i := 0; i < MR; i++ {
-			var bias float32
-			if e.RowBias != nil {
-				bias = e.RowBias[row+i]
-			}
-			var res []float32
-			if e.Residual != nil {
-				o := (row+i)*e.LdR + col
-				res = e.Residual[o : o+NR]
-			}
-			epilogueRowScalar(c[i*ldc:i*ldc+NR], e.RowBias != nil, bias, nil, res, e.Act, 0, 0)
+	for i := 0; i < MR; i++ {
+		row := c[i*ldc : i*ldc+NR]
+		for j := range row {
+			row[j] += t[i*NR+j]
 		}
+	}
+	if e != nil {
+		epilogue4x8(c, ldc, e, row, col)
+	}
+}
+
+// epilogue4x8 applies e to the 4×8 tile of C at c, whose first element is
+// C's (row, col).
+func epilogue4x8(c []float32, ldc int, e *Epilogue, row, col int) {
+	for i := 0; i < MR; i++ {
+		var bias float32
+		if e.RowBias != nil {
+			bias = e.RowBias[row+i]
+		}
+		var res []float32
+		if e.Residual != nil {
+			o := (row+i)*e.LdR + col
+			res = e.Residual[o : o+NR]
+		}
+		epilogueRowScalar(c[i*ldc:i*ldc+NR], e.RowBias != nil, bias, nil, res, e.Act, 0, 0)
 	}
 }
 
