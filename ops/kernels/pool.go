@@ -63,6 +63,8 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
 	lo, hi := interiorCols(W, OW, KW, sw, dw, pw)
+	// The rows whose window lies inside the plane, where all KH taps count.
+	rlo, rhi := interiorCols(H, OH, KH, sh, dh, ph)
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
 	col, win := sc.poolRows(W)
@@ -72,7 +74,10 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
 		for oh := 0; oh < OH; oh++ {
-			khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
+			khLo, khHi := 0, KH
+			if oh < rlo || oh >= rhi {
+				khLo, khHi, _ = poolTaps(oh, H, sh, dh, KH, ph, 0)
+			}
 			yrow := y[oh*OW : (oh+1)*OW]
 			if khLo >= khHi {
 				for i := range yrow {
