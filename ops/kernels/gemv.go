@@ -51,7 +51,7 @@ func sgemmSmallM(transA bool, m int, alpha float32, a []float32, lda int, pb *Pa
 		if m == 1 {
 			gemvPanel(sa, bp, tile[:NR])
 		} else {
-			kernel4x8(sa, bp, k, tile[:], NR, false, nil, 0, 0)
+			kernel4x8(sa, bp, k, tile[:], NR, false)
 		}
 		for i := 0; i < m; i++ {
 			row := c[i*ldc+j : i*ldc+j+nn]

@@ -21,7 +21,7 @@ func BenchmarkKernel4x8(bm *testing.B) {
 	bm.ResetTimer()
 	for it := 0; it < bm.N; it++ {
 		for p := 0; p < np; p++ {
-			kernel4x8(a[p*MR*kc:(p+1)*MR*kc], b, kc, c[p*MR*NR:(p+1)*MR*NR], NR, true, nil, 0, 0)
+			kernel4x8(a[p*MR*kc:(p+1)*MR*kc], b, kc, c[p*MR*NR:(p+1)*MR*NR], NR, true)
 		}
 	}
 	bm.ReportMetric(2*float64(np*MR*NR*kc)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -43,7 +43,7 @@ func TestKernel4x8Stride(t *testing.T) {
 			c0 := randSlice(r, (MR-1)*ldc+NR)
 			got, want := append([]float32(nil), c0...), append([]float32(nil), c0...)
 			kernel4x8s(a, b, k, ldb, got, ldc, acc, nil, 0, 0)
-			kernel4x8(a, packed, k, want, ldc, acc, nil, 0, 0)
+			kernel4x8(a, packed, k, want, ldc, acc)
 			sameF32(t, fmt.Sprint("kernel4x8/", k, "/", acc), got, want)
 		}
 		got, want := make([]float32, NR), make([]float32, NR)

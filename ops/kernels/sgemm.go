@@ -330,7 +330,11 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 							if direct {
 								kernel4x8s(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
 							} else {
-								kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+								if te != nil {
+									kernel4x8e(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+								} else {
+									kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc)
+								}
 							}
 						}
 					}

@@ -9,18 +9,20 @@ package kernels
 // kernel4x8 computes the MR×NR tile a·b (a: k×MR packed, b: k×NR packed)
 // and stores it into c (leading dimension ldc), or adds it to c when acc.
 // The scalar loop is gemm.go's micro4x8, which adds; a store clears first.
-// With e (see Epilogue.fusable) it then applies e to the tile, whose first
-// element is C's (row, col).
-func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
 	if !acc {
 		for i := 0; i < MR; i++ {
 			clear(c[i*ldc : i*ldc+NR])
 		}
 	}
 	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
-	if e != nil {
-		epilogue4x8(c, ldc, e, row, col)
-	}
+}
+
+// kernel4x8e is kernel4x8, then e (see Epilogue.fusable) applied to the
+// tile, whose first element is C's (row, col).
+func kernel4x8e(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	kernel4x8(a, b, k, c, ldc, acc)
+	epilogue4x8(c, ldc, e, row, col)
 }
 
 // kernel4x8s is kernel4x8 reading B rows ldb floats apart. The GEMM passes
