@@ -27,7 +27,7 @@ func BenchmarkKernel4x8(bm *testing.B) {
 	bm.ReportMetric(2*float64(np*MR*NR*kc)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-// TestKernel4x8Stride: the micro-kernels (4×8 and 1×8) reading B rows ldb apart (a plain
+// TestKernel4x8Stride: the micro-kernels (4×8, 1×8 and 4×n) reading B rows ldb apart (a plain
 // B, as the GEMM passes in the SIMD build) gives the bits it gives on the
 // same rows packed NR apart, storing and accumulating, odd and even depths.
 func TestKernel4x8Stride(t *testing.T) {
@@ -50,5 +50,15 @@ func TestKernel4x8Stride(t *testing.T) {
 		kernel1x8(a, b, k, ldb, got)
 		kernel1x8(a, packed, k, NR, want)
 		sameF32(t, fmt.Sprint("kernel1x8/", k), got, want)
+		// The first n columns alone, against the full tile's.
+		full := make([]float32, MR*NR)
+		kernel4x8(a, packed, k, full, NR, false)
+		for n := 1; n < NR; n++ {
+			cols := make([]float32, MR*NR)
+			kernel4xn(a, b, k, ldb, n, cols)
+			for i := 0; i < MR; i++ {
+				sameF32(t, fmt.Sprint("kernel4xn/", k, "/", n, "/row", i), cols[i*NR:i*NR+n], full[i*NR:i*NR+n])
+			}
+		}
 	}
 }

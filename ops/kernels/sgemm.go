@@ -344,6 +344,8 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						co := (ic+ir)*ldc + jc + jr
 						if mm == 1 {
 							kernel1x8(ap, bp, kb, ldb, tile[:NR])
+						} else if nn <= 2 {
+							kernel4xn(ap, bp, kb, ldb, nn, tile[:])
 						} else {
 							kernel4x8s(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}

@@ -137,3 +137,21 @@ func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
 		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
 	}
 }
+
+// kernel4xn writes into t (rows NR apart) the first n < NR columns of the
+// MR×NR tile a·b (B rows ldb apart): an edge panel's few columns without
+// the work of the full tile (see sgemm_simd.go); the same sums, in order.
+func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
+	for j := 0; j < n; j++ {
+		var c0, c1, c2, c3 float32
+		for p := 0; p < k; p++ {
+			bv := b[p*ldb+j]
+			ap := a[p*MR : p*MR+MR : p*MR+MR]
+			c0 += ap[0] * bv
+			c1 += ap[1] * bv
+			c2 += ap[2] * bv
+			c3 += ap[3] * bv
+		}
+		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0, c1, c2, c3
+	}
+}

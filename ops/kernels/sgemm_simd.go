@@ -646,3 +646,33 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 		dst[i] = (src[i]-sub)*mul + add
 	}
 }
+
+// kernel4xn writes into t (rows NR apart) the first n < NR columns of the
+// MR×NR tile a·b (B rows ldb apart), one column at a time: a vector of the
+// A panel times a broadcast of B per k step, the four rows in one vector.
+// For an edge panel of one or two columns this does a fraction of
+// kernel4x8's work (SqueezeNet's last convolution has 169 = 21·8 + 1
+// columns); the sums are kernel4x8's, in the same order.
+func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
+	if k <= 0 || n <= 0 {
+		return
+	}
+	_, _, _ = a[4*k-1], b[(k-1)*ldb+n-1], t[3*NR+n-1]
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	bs := uintptr(ldb) * 4
+	for j := 0; j < n; j++ {
+		var c0 f32x4 // one chain, k in order, as each of kernel4x8's lanes
+		ao, bo := uintptr(0), uintptr(j)*4
+		p := k
+		for ; p >= 2; p -= 2 {
+			c0 = c0.Add(ld4(pa, ao).Mul(splat(pb, bo)))
+			c0 = c0.Add(ld4(pa, ao+16).Mul(splat(pb, bo+bs)))
+			ao += 32
+			bo += 2 * bs
+		}
+		if p > 0 {
+			c0 = c0.Add(ld4(pa, ao).Mul(splat(pb, bo)))
+		}
+		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0.GetElem(0), c0.GetElem(1), c0.GetElem(2), c0.GetElem(3)
+	}
+}
