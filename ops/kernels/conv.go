@@ -393,10 +393,14 @@ func (s *im2colB) blockPadded(p0, kb, j0, nb int, dst []float32) {
 	for q := 0; q*NR < nb; q++ {
 		panel := dst[q*ps : q*ps+ps]
 		lanes := min(NR, nb-q*NR)
-		if lanes == NR && ow+NR <= OW {
+		n1 := OW - ow // lanes left in this output row
+		if lanes == NR && n1 >= NR {
 			gatherPanel(panel, src[oh*step+ow:], offs, s.maxRowOff)
+		} else if a, b := oh*step+ow, (oh+1)*step; lanes == NR && NR-n1 <= OW && s.maxRowOff+max(a, b-n1)+NR <= len(src) {
+			// The panel wraps to the next output row, once.
+			gatherPanel2(panel, src, offs, a, b, n1, s.maxRowOff)
 		} else {
-			// The panel wraps to the next output row, or is the last one.
+			// The panel wraps over more than one row, or is the last one.
 			for p, off := range offs {
 				d := panel[p*NR : p*NR+NR]
 				h, w := oh, ow

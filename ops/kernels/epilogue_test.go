@@ -85,3 +85,53 @@ func TestAddRow(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmFusedEpilogue: the epilogues the micro-kernel applies as it
+// stores a tile (row bias, residual, Relu or none) against the GEMM without
+// an epilogue followed by epilogueRowScalar, bit for bit: shapes with
+// partial tiles in both directions, more rows than an A block and more
+// depth than a B block (the epilogue only on the last one), ldc and LdR
+// wider than the product, and NaN, ±0 and negative sums for Relu.
+func TestSgemmFusedEpilogue(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	for _, sh := range [][3]int{{4, 8, 3}, {7, 13, 5}, {sgemmMC + 6, 21, sgemmKC + 9}, {9, 2*NR + 3, 1}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		const padC, padR = 3, 5
+		ldc, ldr := n+padC, n+padR
+		a, b := randSlice(r, m*k), randSlice(r, k*n)
+		a[0], b[1] = float32(math.NaN()), 0 // row 0 all NaN; column 1 all ±0
+		plain := make([]float32, m*ldc)
+		Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, plain, ldc)
+		bias, res := randSlice(r, m), randSlice(r, m*ldr)
+		bias[1] = float32(math.Copysign(0, -1))
+		for _, act := range []Act{ActNone, ActRelu} {
+			for mask := 0; mask < 4; mask++ {
+				if mask == 0 && act == ActNone {
+					continue // no epilogue
+				}
+				e := &Epilogue{Act: act, LdR: ldr}
+				if mask&1 != 0 {
+					e.RowBias = bias
+				}
+				if mask&2 != 0 {
+					e.Residual = res
+				}
+				got := make([]float32, m*ldc)
+				SgemmEpi(false, false, m, n, k, 1, a, k, b, n, 0, got, ldc, e)
+				want := append([]float32(nil), plain...)
+				for i := 0; i < m; i++ {
+					var rs []float32
+					if e.Residual != nil {
+						rs = res[i*ldr : i*ldr+n]
+					}
+					epilogueRowScalar(want[i*ldc:i*ldc+n], e.RowBias != nil, bias[i], nil, rs, act, 0, 0)
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("%dx%dx%d act=%d mask=%d: C[%d] = %v, want %v", m, n, k, act, mask, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -63,6 +63,8 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	dh, dw := g.Dilations[0], g.Dilations[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
 	lo, hi := interiorCols(W, OW, KW, sw, dw, pw)
+	// The rows whose window lies inside the plane, where all KH taps count.
+	rlo, rhi := interiorCols(H, OH, KH, sh, dh, ph)
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
 	col, win := sc.poolRows(W)
@@ -72,7 +74,10 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
 		for oh := 0; oh < OH; oh++ {
-			khLo, khHi, _ := poolTaps(oh, H, sh, dh, KH, ph, 0)
+			khLo, khHi := 0, KH
+			if oh < rlo || oh >= rhi {
+				khLo, khHi, _ = poolTaps(oh, H, sh, dh, KH, ph, 0)
+			}
 			yrow := y[oh*OW : (oh+1)*OW]
 			if khLo >= khHi {
 				for i := range yrow {
@@ -187,6 +192,7 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
 	// In the interior columns every tap is valid and counted, KW of them.
 	lo, hi := interiorCols(W, OW, KW, sw, dw, pw)
+	rlo, rhi := interiorCols(H, OH, KH, sh, dh, ph) // as in MaxPool2D
 	sc := convPool.Get().(*convScratch)
 	defer convPool.Put(sc)
 	col, win := sc.poolRows(W)
@@ -196,7 +202,10 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
 		for oh := 0; oh < OH; oh++ {
-			khLo, khHi, hPad := poolTaps(oh, H, sh, dh, KH, ph, padsEnd[0])
+			khLo, khHi, hPad := 0, KH, KH
+			if oh < rlo || oh >= rhi {
+				khLo, khHi, hPad = poolTaps(oh, H, sh, dh, KH, ph, padsEnd[0])
+			}
 			yrow := y[oh*OW : (oh+1)*OW]
 			if khLo >= khHi {
 				clear(yrow) // no valid tap: 0, counted or not

@@ -26,7 +26,7 @@ func BenchmarkMaxPool2D(bm *testing.B) {
 func TestPoolRowHelpers(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	nan := float32(math.NaN())
-	for _, n := range []int{1, 3, 4, 9, 30} {
+	for _, n := range []int{1, 3, 4, 5, 8, 9, 13, 30} {
 		for _, nrows := range []int{1, 2, 3, 5} {
 			// nrows rows of n at a stride of n+3, from offset 2.
 			step, off := n+3, 2
@@ -48,6 +48,35 @@ func TestPoolRowHelpers(t *testing.T) {
 				want[i] = m
 			}
 			sameF32(t, fmt.Sprint("maxRows/", n, "/", nrows), got, want)
+			// The window scan across columns, NaNs included: x is the
+			// column maxima, first the first row (a NaN there wins).
+			for _, kw := range []int{1, 2, 3, 4} {
+				for _, dw := range []int{1, 2} {
+					xs, first := randSlice(r, n+(kw-1)*dw), randSlice(r, n)
+					for j := range xs {
+						if r.Intn(5) == 0 {
+							xs[j] = nan
+						}
+						if j < n && r.Intn(7) == 0 {
+							first[j] = nan
+						}
+					}
+					maxWindowS1(got, xs, first, kw, dw)
+					for i := range want {
+						m := xs[i]
+						for k := 1; k < kw; k++ {
+							if v := xs[i+k*dw]; v > m {
+								m = v
+							}
+						}
+						if f := first[i]; f != f {
+							m = f
+						}
+						want[i] = m
+					}
+					sameF32(t, fmt.Sprint("maxWindowS1/", n, "/", kw, "/", dw), got, want)
+				}
+			}
 			for j, v := range x {
 				if v != v {
 					x[j] = r.Float32()

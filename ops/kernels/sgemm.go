@@ -17,6 +17,11 @@ const (
 	NR = 8 // columns of the micro-tile
 )
 
+// directMaxM is the most rows of A for which the GEMM reads a plain B in
+// place (directB): past it, packing B costs less than the strided kernel's
+// loss over the rows that reuse each panel.
+const directMaxM = 64
+
 // Block sizes (variables so that a benchmark can sweep them).
 var (
 	sgemmKC = 256  // depth of a block
@@ -280,25 +285,57 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	kcMax := min(k, sgemmKC)
 	sa, sb := s.bufs(kcMax*min(roundUp(m, MR), sgemmMC), kcMax*min(roundUp(n, NR), sgemmNC))
 	var tile [MR * NR]float32
+	fused := ep.fusable()
+	// A plain B read in place (see directB) when few rows of A share each
+	// of its panels; packing pays for itself over more.
+	direct := directB && B.packed == nil && B.im2col == nil && !B.trans && m <= directMaxM
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
 			kb := min(sgemmKC, k-pc)
 			acc := pc > 0 || beta != 0
 			last := pc+kb >= k
-			bd, bs := B.block(pc, kb, jc, nb, sb)
+			var bd []float32
+			var bs int
+			if !direct {
+				bd, bs = B.block(pc, kb, jc, nb, sb)
+			} else if r := nb % NR; r != 0 {
+				packBPanel(false, B.b, B.ldb, pc, kb, jc+nb-r, r, sb[:kb*NR])
+			}
 			for ic := 0; ic < m; ic += sgemmMC {
 				mb := min(sgemmMC, m-ic)
 				ad, as := A.block(ic, mb, pc, kb, sa)
 				for jr := 0; jr < nb; jr += NR {
 					nn := min(NR, nb-jr)
-					bp := bd[(jr/NR)*bs : (jr/NR)*bs+kb*NR]
+					var bp []float32
+					ldb := NR
+					switch {
+					case !direct:
+						bp = bd[(jr/NR)*bs : (jr/NR)*bs+kb*NR]
+					case nn == NR:
+						o := pc*B.ldb + jc + jr
+						bp, ldb = B.b[o:o+(kb-1)*B.ldb+NR], B.ldb
+					default:
+						bp = sb[:kb*NR]
+					}
 					ir := 0
 					if nn == NR {
+						var te *Epilogue
+						if last && fused {
+							te = ep
+						}
 						for ; ir+MR <= mb; ir += MR {
 							ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 							co := (ic+ir)*ldc + jc + jr
-							kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc)
+							if direct {
+								kernel4x8s(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+							} else {
+								if te != nil {
+									kernel4x8e(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
+								} else {
+									kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc)
+								}
+							}
 						}
 					}
 					for ; ir < mb; ir += MR {
@@ -306,9 +343,11 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
 						co := (ic+ir)*ldc + jc + jr
 						if mm == 1 {
-							kernel1x8(ap, bp, kb, tile[:NR])
+							kernel1x8(ap, bp, kb, ldb, tile[:NR])
+						} else if nn <= 2 {
+							kernel4xn(ap, bp, kb, ldb, nn, tile[:])
 						} else {
-							kernel4x8(ap, bp, kb, tile[:], NR, false)
+							kernel4x8s(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}
 						for i := 0; i < mm; i++ {
 							row := c[co+i*ldc : co+i*ldc+nn]
@@ -321,9 +360,12 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 								copy(row, t)
 							}
 						}
+						if last && fused {
+							ep.apply(c, ldc, ic+ir, mm, jc+jr, nn)
+						}
 					}
 				}
-				if last && ep != nil {
+				if last && ep != nil && !fused {
 					ep.apply(c, ldc, ic, mb, jc, nb)
 				}
 			}

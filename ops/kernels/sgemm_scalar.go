@@ -18,23 +18,79 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
 	micro4x8(a[:MR*k], b[:NR*k], c, ldc)
 }
 
+// kernel4x8e is kernel4x8, then e (see Epilogue.fusable) applied to the
+// tile, whose first element is C's (row, col).
+func kernel4x8e(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	kernel4x8(a, b, k, c, ldc, acc)
+	epilogue4x8(c, ldc, e, row, col)
+}
+
+// kernel4x8s is kernel4x8 reading B rows ldb floats apart. The GEMM passes
+// this build packed panels only (directB), but any stride gives the same
+// sums, in the same order.
+func kernel4x8s(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	if !acc {
+		for i := 0; i < MR; i++ {
+			clear(c[i*ldc : i*ldc+NR])
+		}
+	}
+	var t [MR * NR]float32
+	for p := 0; p < k; p++ {
+		bp := b[p*ldb : p*ldb+NR]
+		for i := 0; i < MR; i++ {
+			ai := a[p*MR+i]
+			for j, v := range bp {
+				t[i*NR+j] += ai * v
+			}
+		}
+	}
+	for i := 0; i < MR; i++ {
+		row := c[i*ldc : i*ldc+NR]
+		for j := range row {
+			row[j] += t[i*NR+j]
+		}
+	}
+	if e != nil {
+		epilogue4x8(c, ldc, e, row, col)
+	}
+}
+
+// epilogue4x8 applies e to the 4×8 tile of C at c, whose first element is
+// C's (row, col).
+func epilogue4x8(c []float32, ldc int, e *Epilogue, row, col int) {
+	for i := 0; i < MR; i++ {
+		var bias float32
+		if e.RowBias != nil {
+			bias = e.RowBias[row+i]
+		}
+		var res []float32
+		if e.Residual != nil {
+			o := (row+i)*e.LdR + col
+			res = e.Residual[o : o+NR]
+		}
+		epilogueRowScalar(c[i*ldc:i*ldc+NR], e.RowBias != nil, bias, nil, res, e.Act, 0, 0)
+	}
+}
+
+// directB is false: this build's GEMM packs every B panel (see sgemm_simd.go).
+const directB = false
+
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
-// (stride MR) with the packed B panel b.
-func kernel1x8(a, b []float32, k int, c []float32) {
+// (stride MR) with the B panel b (rows ldb apart, as in kernel4x8).
+func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 	var c0, c1, c2, c3, c4, c5, c6, c7 float32
-	a, b = a[:4*k], b[:8*k]
-	for len(a) >= 4 && len(b) >= 8 {
-		a0 := a[0]
-		c0 += a0 * b[0]
-		c1 += a0 * b[1]
-		c2 += a0 * b[2]
-		c3 += a0 * b[3]
-		c4 += a0 * b[4]
-		c5 += a0 * b[5]
-		c6 += a0 * b[6]
-		c7 += a0 * b[7]
-		a = a[4:]
-		b = b[8:]
+	a = a[:4*k]
+	for p := 0; p < k; p++ {
+		a0 := a[4*p]
+		bp := b[p*ldb : p*ldb+8 : p*ldb+8]
+		c0 += a0 * bp[0]
+		c1 += a0 * bp[1]
+		c2 += a0 * bp[2]
+		c3 += a0 * bp[3]
+		c4 += a0 * bp[4]
+		c5 += a0 * bp[5]
+		c6 += a0 * bp[6]
+		c7 += a0 * bp[7]
 	}
 	c = c[:8:8]
 	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = c0, c1, c2, c3, c4, c5, c6, c7
@@ -79,5 +135,23 @@ func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
 	for i := 0; i < n; i++ {
 		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
 		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
+	}
+}
+
+// kernel4xn writes into t (rows NR apart) the first n < NR columns of the
+// MR×NR tile a·b (B rows ldb apart): an edge panel's few columns without
+// the work of the full tile (see sgemm_simd.go); the same sums, in order.
+func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
+	for j := 0; j < n; j++ {
+		var c0, c1, c2, c3 float32
+		for p := 0; p < k; p++ {
+			bv := b[p*ldb+j]
+			ap := a[p*MR : p*MR+MR : p*MR+MR]
+			c0 += ap[0] * bv
+			c1 += ap[1] * bv
+			c2 += ap[2] * bv
+			c3 += ap[3] * bv
+		}
+		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0, c1, c2, c3
 	}
 }

@@ -113,12 +113,247 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
 	st4(c31, pc, 3*l+16)
 }
 
+// kernel4x8e is kernel4x8 applying e (see Epilogue.fusable) to the tile,
+// whose first element is C's (row, col), before the store: the GEMM's last
+// depth block. A kernel of its own, as the epilogue's code costs the k loop
+// a few percent (Go's register allocator spills more); inline, it costs a
+// depth-16 tile 7% where a call per tile cost 25% (and a second pass over C
+// about as much).
+func kernel4x8e(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	if k <= 0 {
+		return
+	}
+	// One bounds check per operand; the loop below stays inside them.
+	_, _, _ = a[4*k-1], b[8*k-1], c[3*ldc+7]
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
+	var c00, c01, c10, c11, c20, c21, c30, c31 f32x4
+	var ao, bo uintptr
+	for ; k >= 2; k -= 2 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		b0 = ld4(pb, bo+32)
+		b1 = ld4(pb, bo+48)
+		a0 = splat(pa, ao+16)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 = splat(pa, ao+20)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 = splat(pa, ao+24)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 = splat(pa, ao+28)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		ao += 32
+		bo += 64
+	}
+	if k > 0 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+	}
+	l := uintptr(ldc) * 4
+	if acc {
+		c00 = c00.Add(ld4(pc, 0))
+		c01 = c01.Add(ld4(pc, 16))
+		c10 = c10.Add(ld4(pc, l))
+		c11 = c11.Add(ld4(pc, l+16))
+		c20 = c20.Add(ld4(pc, 2*l))
+		c21 = c21.Add(ld4(pc, 2*l+16))
+		c30 = c30.Add(ld4(pc, 3*l))
+		c31 = c31.Add(ld4(pc, 3*l+16))
+	}
+	// epilogueRowScalar's order: the row bias, the residual, then Relu.
+	if bias := e.RowBias; bias != nil {
+		bias = bias[row : row+MR]
+		pbias := unsafe.Pointer(unsafe.SliceData(bias))
+		v := splat(pbias, 0)
+		c00, c01 = c00.Add(v), c01.Add(v)
+		v = splat(pbias, 4)
+		c10, c11 = c10.Add(v), c11.Add(v)
+		v = splat(pbias, 8)
+		c20, c21 = c20.Add(v), c21.Add(v)
+		v = splat(pbias, 12)
+		c30, c31 = c30.Add(v), c31.Add(v)
+	}
+	if res := e.Residual; res != nil {
+		o := row*e.LdR + col
+		_ = res[o+3*e.LdR+NR-1]
+		pr, lr := unsafe.Pointer(&res[o]), uintptr(e.LdR)*4
+		c00, c01 = c00.Add(ld4(pr, 0)), c01.Add(ld4(pr, 16))
+		c10, c11 = c10.Add(ld4(pr, lr)), c11.Add(ld4(pr, lr+16))
+		c20, c21 = c20.Add(ld4(pr, 2*lr)), c21.Add(ld4(pr, 2*lr+16))
+		c30, c31 = c30.Add(ld4(pr, 3*lr)), c31.Add(ld4(pr, 3*lr+16))
+	}
+	if e.Act == ActRelu {
+		var z f32x4
+		c00, c01 = z.IfElse(c00.Less(z), c00), z.IfElse(c01.Less(z), c01)
+		c10, c11 = z.IfElse(c10.Less(z), c10), z.IfElse(c11.Less(z), c11)
+		c20, c21 = z.IfElse(c20.Less(z), c20), z.IfElse(c21.Less(z), c21)
+		c30, c31 = z.IfElse(c30.Less(z), c30), z.IfElse(c31.Less(z), c31)
+	}
+	st4(c00, pc, 0)
+	st4(c01, pc, 16)
+	st4(c10, pc, l)
+	st4(c11, pc, l+16)
+	st4(c20, pc, 2*l)
+	st4(c21, pc, 2*l+16)
+	st4(c30, pc, 3*l)
+	st4(c31, pc, 3*l+16)
+}
+
+// directB lets the GEMM read the full panels of a plain (untransposed, not
+// pre-packed) B in place, ldb apart, packing only a partial last panel:
+// for a pointwise convolution, whose B is its input, packing was a copy of
+// the whole input that cost a quarter of the convolution when the output
+// has few channels (SqueezeNet's squeeze layers).
+const directB = true
+
+// kernel4x8s is kernel4x8 reading B rows ldb floats apart: a plain B
+// read in place (see directB), and with e applying it as kernel4x8e does.
+// The stride costs its loop a few percent against kernel4x8's constant
+// offsets, which is why packed panels keep their own kernels.
+func kernel4x8s(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
+	if k <= 0 {
+		return
+	}
+	// One bounds check per operand; the loop below stays inside them.
+	_, _, _ = a[4*k-1], b[(k-1)*ldb+NR-1], c[3*ldc+7]
+	bs := uintptr(ldb) * 4
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
+	var c00, c01, c10, c11, c20, c21, c30, c31 f32x4
+	var ao, bo uintptr
+	for ; k >= 2; k -= 2 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		b0 = ld4(pb, bo+bs)
+		b1 = ld4(pb, bo+bs+16)
+		a0 = splat(pa, ao+16)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 = splat(pa, ao+20)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 = splat(pa, ao+24)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 = splat(pa, ao+28)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+		ao += 32
+		bo += 2 * bs
+	}
+	if k > 0 {
+		b0 := ld4(pb, bo)
+		b1 := ld4(pb, bo+16)
+		a0 := splat(pa, ao)
+		c00 = c00.Add(a0.Mul(b0))
+		c01 = c01.Add(a0.Mul(b1))
+		a1 := splat(pa, ao+4)
+		c10 = c10.Add(a1.Mul(b0))
+		c11 = c11.Add(a1.Mul(b1))
+		a2 := splat(pa, ao+8)
+		c20 = c20.Add(a2.Mul(b0))
+		c21 = c21.Add(a2.Mul(b1))
+		a3 := splat(pa, ao+12)
+		c30 = c30.Add(a3.Mul(b0))
+		c31 = c31.Add(a3.Mul(b1))
+	}
+	l := uintptr(ldc) * 4
+	if acc {
+		c00 = c00.Add(ld4(pc, 0))
+		c01 = c01.Add(ld4(pc, 16))
+		c10 = c10.Add(ld4(pc, l))
+		c11 = c11.Add(ld4(pc, l+16))
+		c20 = c20.Add(ld4(pc, 2*l))
+		c21 = c21.Add(ld4(pc, 2*l+16))
+		c30 = c30.Add(ld4(pc, 3*l))
+		c31 = c31.Add(ld4(pc, 3*l+16))
+	}
+	if e != nil {
+		// epilogueRowScalar's order: the row bias, the residual, then Relu.
+		if bias := e.RowBias; bias != nil {
+			bias = bias[row : row+MR]
+			pbias := unsafe.Pointer(unsafe.SliceData(bias))
+			v := splat(pbias, 0)
+			c00, c01 = c00.Add(v), c01.Add(v)
+			v = splat(pbias, 4)
+			c10, c11 = c10.Add(v), c11.Add(v)
+			v = splat(pbias, 8)
+			c20, c21 = c20.Add(v), c21.Add(v)
+			v = splat(pbias, 12)
+			c30, c31 = c30.Add(v), c31.Add(v)
+		}
+		if res := e.Residual; res != nil {
+			o := row*e.LdR + col
+			_ = res[o+3*e.LdR+NR-1]
+			pr, lr := unsafe.Pointer(&res[o]), uintptr(e.LdR)*4
+			c00, c01 = c00.Add(ld4(pr, 0)), c01.Add(ld4(pr, 16))
+			c10, c11 = c10.Add(ld4(pr, lr)), c11.Add(ld4(pr, lr+16))
+			c20, c21 = c20.Add(ld4(pr, 2*lr)), c21.Add(ld4(pr, 2*lr+16))
+			c30, c31 = c30.Add(ld4(pr, 3*lr)), c31.Add(ld4(pr, 3*lr+16))
+		}
+		if e.Act == ActRelu {
+			var z f32x4
+			c00, c01 = z.IfElse(c00.Less(z), c00), z.IfElse(c01.Less(z), c01)
+			c10, c11 = z.IfElse(c10.Less(z), c10), z.IfElse(c11.Less(z), c11)
+			c20, c21 = z.IfElse(c20.Less(z), c20), z.IfElse(c21.Less(z), c21)
+			c30, c31 = z.IfElse(c30.Less(z), c30), z.IfElse(c31.Less(z), c31)
+		}
+	}
+	st4(c00, pc, 0)
+	st4(c01, pc, 16)
+	st4(c10, pc, l)
+	st4(c11, pc, l+16)
+	st4(c20, pc, 2*l)
+	st4(c21, pc, 2*l+16)
+	st4(c30, pc, 3*l)
+	st4(c31, pc, 3*l+16)
+}
+
 // kernel1x8 stores into c[:NR] the product of row 0 of the packed A panel a
-// (stride MR) with the packed B panel b.
-func kernel1x8(a, b []float32, k int, c []float32) {
+// (stride MR) with the B panel b (rows ldb apart, as in kernel4x8).
+func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 	var c0, c1 f32x4
 	if k > 0 {
-		_, _ = a[4*k-1], b[8*k-1]
+		_, _ = a[4*k-1], b[(k-1)*ldb+NR-1]
+		bs := uintptr(ldb) * 4
 		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
 		var ao, bo uintptr
 		for ; k >= 2; k -= 2 {
@@ -126,10 +361,10 @@ func kernel1x8(a, b []float32, k int, c []float32) {
 			c0 = c0.Add(a0.Mul(ld4(pb, bo)))
 			c1 = c1.Add(a0.Mul(ld4(pb, bo+16)))
 			a0 = splat(pa, ao+16)
-			c0 = c0.Add(a0.Mul(ld4(pb, bo+32)))
-			c1 = c1.Add(a0.Mul(ld4(pb, bo+48)))
+			c0 = c0.Add(a0.Mul(ld4(pb, bo+bs)))
+			c1 = c1.Add(a0.Mul(ld4(pb, bo+bs+16)))
 			ao += 32
-			bo += 64
+			bo += 2 * bs
 		}
 		if k > 0 {
 			a0 := splat(pa, ao)
@@ -309,22 +544,59 @@ func dwRowS1(y, x []float32, offs []int, wt []float32, o0 int) {
 	}
 }
 
-// maxWindowS1Vec computes maxWindowS1 four outputs at a time and returns
-// how many it did; the caller has checked x's and first's extents.
+// maxWindowS1Vec computes maxWindowS1 eight, then four, outputs at a time
+// (three adjacent taps unrolled; see maxRows) and returns how many it did:
+// all of them, unless y holds fewer than four. The caller has checked x's
+// and first's extents, and y overlaps neither.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int {
-	px := unsafe.Pointer(unsafe.SliceData(x))
-	n := len(y) &^ 3
-	for i := 0; i < n; i += 4 {
-		best := ld4(px, uintptr(i)*4)
-		for kw := 1; kw < KW; kw++ {
-			v := ld4(px, uintptr(i+kw*dw)*4)
-			best = v.IfElse(v.Greater(best), best)
+	px, pf := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(first))
+	py := unsafe.Pointer(unsafe.SliceData(y))
+	i := 0
+	if KW == 3 && dw == 1 {
+		for ; i+8 <= len(y); i += 8 {
+			o := uintptr(i) * 4
+			b0, b1 := ld4(px, o), ld4(px, o+16)
+			b0, b1 = maxGreater(b0, ld4(px, o+4)), maxGreater(b1, ld4(px, o+20))
+			b0, b1 = maxGreater(b0, ld4(px, o+8)), maxGreater(b1, ld4(px, o+24))
+			st4(nanFirst(b0, ld4(pf, o)), py, o)
+			st4(nanFirst(b1, ld4(pf, o+16)), py, o+16)
 		}
-		f := archsimd.LoadFloat32x4(first[i : i+4])
-		f.IfElse(f.NotEqual(f), best).Store(y[i : i+4])
 	}
-	return n
+	st := uintptr(dw) * 4
+	for ; i+8 <= len(y); i += 8 {
+		o := uintptr(i) * 4
+		b0, b1 := ld4(px, o), ld4(px, o+16)
+		for kw := 1; kw < KW; kw++ {
+			o += st
+			b0, b1 = maxGreater(b0, ld4(px, o)), maxGreater(b1, ld4(px, o+16))
+		}
+		o = uintptr(i) * 4
+		st4(nanFirst(b0, ld4(pf, o)), py, o)
+		st4(nanFirst(b1, ld4(pf, o+16)), py, o+16)
+	}
+	if len(y) < 4 {
+		return 0
+	}
+	// The rest four at a time, the last four overlapping (as in maxRows).
+	for i < len(y) {
+		i = min(i, len(y)-4)
+		o := uintptr(i) * 4
+		b := ld4(px, o)
+		for kw := 1; kw < KW; kw++ {
+			o += st
+			b = maxGreater(b, ld4(px, o))
+		}
+		o = uintptr(i) * 4
+		st4(nanFirst(b, ld4(pf, o)), py, o)
+		i += 4
+	}
+	return i
 }
+
+// maxGreater is maxWindowS1's step per lane: best replaced by v where v >
+// best; nanFirst puts back the first tap where it is NaN.
+func maxGreater(best, v f32x4) f32x4 { return v.IfElse(v.Greater(best), best) }
+func nanFirst(best, f f32x4) f32x4   { return f.IfElse(f.NotEqual(f), best) }
 
 // winoRowsFull computes Bᵀ d down four full rows.
 func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
@@ -372,5 +644,35 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = (src[i]-sub)*mul + add
+	}
+}
+
+// kernel4xn writes into t (rows NR apart) the first n < NR columns of the
+// MR×NR tile a·b (B rows ldb apart), one column at a time: a vector of the
+// A panel times a broadcast of B per k step, the four rows in one vector.
+// For an edge panel of one or two columns this does a fraction of
+// kernel4x8's work (SqueezeNet's last convolution has 169 = 21·8 + 1
+// columns); the sums are kernel4x8's, in the same order.
+func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
+	if k <= 0 || n <= 0 {
+		return
+	}
+	_, _, _ = a[4*k-1], b[(k-1)*ldb+n-1], t[3*NR+n-1]
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	bs := uintptr(ldb) * 4
+	for j := 0; j < n; j++ {
+		var c0 f32x4 // one chain, k in order, as each of kernel4x8's lanes
+		ao, bo := uintptr(0), uintptr(j)*4
+		p := k
+		for ; p >= 2; p -= 2 {
+			c0 = c0.Add(ld4(pa, ao).Mul(splat(pb, bo)))
+			c0 = c0.Add(ld4(pa, ao+16).Mul(splat(pb, bo+bs)))
+			ao += 32
+			bo += 2 * bs
+		}
+		if p > 0 {
+			c0 = c0.Add(ld4(pa, ao).Mul(splat(pb, bo)))
+		}
+		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0.GetElem(0), c0.GetElem(1), c0.GetElem(2), c0.GetElem(3)
 	}
 }

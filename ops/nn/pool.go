@@ -318,11 +318,22 @@ func globalPool[T kernels.Float](x, y []T, planes, is int, kind poolKind, p floa
 			}
 			y[pl] = m
 		case poolAvg:
-			var s float64
-			for _, v := range xp {
-				s += float64(v)
+			// Four partial sums: one loop trip per element cost more than
+			// the additions in wasm (SqueezeNet's 1000 planes of 169 took
+			// 0.18 ms). Still float64, so the order changes nothing visible.
+			var s0, s1, s2, s3 float64
+			i := 0
+			for ; i+4 <= len(xp); i += 4 {
+				q := xp[i : i+4 : i+4]
+				s0 += float64(q[0])
+				s1 += float64(q[1])
+				s2 += float64(q[2])
+				s3 += float64(q[3])
 			}
-			y[pl] = T(s / float64(is))
+			for ; i < len(xp); i++ {
+				s0 += float64(xp[i])
+			}
+			y[pl] = T((s0 + s1 + s2 + s3) / float64(is))
 		case poolLp:
 			var s float64
 			for _, v := range xp {

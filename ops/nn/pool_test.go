@@ -153,6 +153,22 @@ func TestGlobalPools(t *testing.T) {
 	x := tensor.Of([]int{2, 2, 1, 3}, []float32{1, 2, 3, -1, -5, 0, 4, 4, 4, 3, -4, 0})
 	avg := runOp(t, "GlobalAveragePool", 22, nil, 1, x)[0]
 	assertClose(t, avg, []int{2, 2, 1, 1}, []float32{2, -2, 4, -1.0 / 3}, 1e-6)
+	// Planes longer than the four partial sums, with a tail, N > 1, C > 1
+	// and H ≠ W, against the mean in float64.
+	r := rand.New(rand.NewSource(12))
+	big := tensor.New(tensor.Float, 2, 3, 7, 13)
+	for i := range big.F32() {
+		big.F32()[i] = r.Float32()*8 - 3
+	}
+	want := make([]float32, 6)
+	for pl := range want {
+		var s float64
+		for _, v := range big.F32()[pl*91 : (pl+1)*91] {
+			s += float64(v)
+		}
+		want[pl] = float32(s / 91)
+	}
+	assertClose(t, runOp(t, "GlobalAveragePool", 22, nil, 1, big)[0], []int{2, 3, 1, 1}, want, 1e-6)
 	mx := runOp(t, "GlobalMaxPool", 1, nil, 1, x)[0]
 	assertClose(t, mx, []int{2, 2, 1, 1}, []float32{3, 0, 4, 3}, 0)
 	lp := runOp(t, "GlobalLpPool", 2, attrs{"p": 1}, 1, x)[0]
