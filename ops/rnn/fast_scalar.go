@@ -11,15 +11,21 @@ package rnn
 func gemvAcc(out, v []float32, m *panels) {
 	k := m.k
 	v, out = v[:k], out[:m.n]
-	for j0 := 0; j0 < len(out); j0 += 8 {
-		panel := m.data[j0*k : (j0+8)*k]
-		for c := range min(8, len(out)-j0) {
+	w16 := m.wide()
+	for j0 := 0; j0 < len(out); {
+		w := 16
+		if j0 >= w16 {
+			w = 8
+		}
+		panel := m.data[j0*k : (j0+w)*k]
+		for c := range min(w, len(out)-j0) {
 			acc := out[j0+c]
 			for p, vp := range v {
-				acc += float32(vp * panel[p*8+c])
+				acc += float32(vp * panel[p*w+c])
 			}
 			out[j0+c] = acc
 		}
+		j0 += w
 	}
 }
 
