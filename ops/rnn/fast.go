@@ -229,11 +229,14 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 			sc.rT = s.packR(sc.rT, r[d*N*H:(d+1)*N*H], H)
 			rT = sc.rT
 		}
+		// peep stays nil without peepholes (lstmGates' faster form), except
+		// for coupled input and forget gates, which take zeros.
 		var peep []float32
-		if s.kind == "LSTM" {
+		P := input(in, 7)
+		if s.kind == "LSTM" && (P != nil || s.inputForget) {
 			peep = grow(&sc.p, 3*H)
 			clear(peep)
-			if P := input(in, 7); P != nil {
+			if P != nil {
 				copy(peep, P.F32()[d*3*H:(d+1)*3*H])
 			}
 		}

@@ -132,7 +132,8 @@ func TestGemvAcc(t *testing.T) {
 // against lstmUnit unit by unit, bit for bit, with vector tails.
 func TestLSTMGates(t *testing.T) {
 	for _, H := range []int{1, 4, 6, 37, 64} {
-		for _, inputForget := range []bool{false, true} {
+		for _, tc := range []struct{ inputForget, peep bool }{{false, true}, {true, true}, {false, false}} {
+			inputForget := tc.inputForget
 			r := func(i int) float32 { return float32(3 * math.Sin(float64(i)*1.7+float64(H))) }
 			g, c, p := make([]float32, 4*H), make([]float32, H), make([]float32, 3*H)
 			for i := range g {
@@ -142,17 +143,22 @@ func TestLSTMGates(t *testing.T) {
 				c[i] = r(1000 + i)
 			}
 			for i := range p {
-				p[i] = r(2000+i) / 3
+				if tc.peep {
+					p[i] = r(2000+i) / 3
+				}
 			}
 			wantC, wantH := make([]float32, H), make([]float32, H)
 			for j := range H {
 				wantC[j], wantH[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
 			}
 			h := make([]float32, H)
+			if !tc.peep {
+				p = nil // the form without peepholes, against lstmUnit's with zeros
+			}
 			lstmGates(g, c, h, p, inputForget)
 			for j := range H {
 				if math.Float32bits(c[j]) != math.Float32bits(wantC[j]) || math.Float32bits(h[j]) != math.Float32bits(wantH[j]) {
-					t.Fatalf("H=%d inputForget=%v unit %d: c, h = %v, %v, want %v, %v", H, inputForget, j, c[j], h[j], wantC[j], wantH[j])
+					t.Fatalf("H=%d %+v unit %d: c, h = %v, %v, want %v, %v", H, tc, j, c[j], h[j], wantC[j], wantH[j])
 				}
 			}
 		}

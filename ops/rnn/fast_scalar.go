@@ -31,11 +31,15 @@ func gemvAcc(out, v []float32, m *panels) {
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
 // i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (zeros when absent).
+// in place, p the peepholes i, o, f (nil when absent).
 func lstmGates(g, c, h, p []float32, inputForget bool) {
 	H := len(h)
 	for j := range h {
-		c[j], h[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
+		var pi, po, pf float32
+		if p != nil {
+			pi, po, pf = p[j], p[H+j], p[2*H+j]
+		}
+		c[j], h[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], pi, po, pf, inputForget)
 	}
 }
 

@@ -136,13 +136,18 @@ func exp4(x f32x4) f32x4 {
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
 // i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (zeros when absent). It runs in phases
+// in place, p the peepholes i, o, f (nil when absent, allowed only without
+// inputForget, zeros otherwise). It runs in phases
 // (peepholes into i and f; their sigmoids and c's tanh over whole gates;
 // the new c and o's peephole; o's sigmoid and tanh(c); h), g serving as
 // scratch: each phase is a short loop of independent vectors, which V8
 // runs ~25% faster than one loop doing a unit's whole cell. Per element the
 // operations are lstmUnit's, in its order.
 func lstmGates(g, c, h, p []float32, inputForget bool) {
+	if p == nil && !inputForget {
+		lstmGatesPlain(g, c, h)
+		return
+	}
 	H := len(h)
 	gi, gO, gf, gc := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
 	pi, po, pf := p[:H], p[H:2*H], p[2*H:3*H]
@@ -185,6 +190,30 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 	}
 	for j := v; j < H; j++ {
 		h[j] *= gO[j]
+	}
+}
+
+// lstmGatesPlain is lstmGates without peepholes or coupled input and forget
+// gates, the common case: the gates i, o and f are then one run of 3H
+// sigmoids, and the cell update and h = o ⊙ tanh(c) one loop (~15% faster
+// than the phases). Per element the values are lstmUnit's with zero
+// peepholes (gi + 0·c is gi while c is finite, and where it is not, the
+// node has no peephole product to make NaN).
+func lstmGatesPlain(g, c, h []float32) {
+	H := len(h)
+	gi, gO, gf, gc := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
+	c = c[:H]
+	sigmoidTo(g[:3*H], g[:3*H])
+	tanhTo(gc, gc)
+	v := H / 4 * 4
+	for j := 0; j < v; j += 4 {
+		cj := load4(gf[j : j+4]).Mul(load4(c[j : j+4])).Add(load4(gi[j : j+4]).Mul(load4(gc[j : j+4])))
+		store4(cj, c[j:j+4])
+		store4(load4(gO[j:j+4]).Mul(tanh4(cj)), h[j:j+4])
+	}
+	for j := v; j < H; j++ {
+		c[j] = gf[j]*c[j] + gi[j]*gc[j]
+		h[j] = gO[j] * tanh32(c[j])
 	}
 }
 
