@@ -16,7 +16,7 @@ import (
 //   - the input projection X·Wᵀ + Wb (+ Rb) of every timestep is one GEMM
 //     (ops/kernels; W packed once at build when it is constant), so only
 //     the recurrent part stays sequential;
-//   - each step adds h·Rᵀ with a GEMV over Rᵀ (packed in 8-column panels once
+//   - each step adds h·Rᵀ with a GEMV over Rᵀ (packed in 16-column panels once
 //     at build when R is constant) straight into that timestep's row of the
 //     projection;
 //   - the gate activations are tanh32 (a rational approximation) and
@@ -107,27 +107,41 @@ func (s *spec) packR(dst []*panels, r []float32, H int) []*panels {
 	return dst
 }
 
-// panels is a k×n matrix packed for gemvAcc: panels of 8 columns over the
-// full depth, each k-major (data[q·8k + 8p + c] is element (p, 8q + c)),
-// columns past n zero. The GEMV then reads memory in order, and its SIMD
-// form keeps only two accumulators, which measured fastest in V8 (wider
-// blocks spill vector registers).
+// panels is a k×n matrix packed for gemvAcc: the first n/16·16 columns in
+// panels of 16 columns, the rest in panels of 8, each over the full depth
+// and k-major (a panel of width w starting at column j0 holds element
+// (p, j0 + c) at data[j0·k + w·p + c]), columns past n zero. The GEMV then
+// reads memory in order; its SIMD form keeps four accumulators on a
+// 16-wide panel (see gemv16). data has 16 values of capacity past its
+// length, which gemv16's moving pointer may reach but never reads.
 type panels struct {
 	k, n int
 	data []float32
 }
 
+// wide is the number of columns in 16-wide panels.
+func (m *panels) wide() int { return m.n / 16 * 16 }
+
 // pack sets m to the k×n matrix whose element (p, j) is r[(c0+j)·k + p]:
 // rows c0 to c0+n of r (rows of k values), transposed.
 func (m *panels) pack(r []float32, k, c0, n int) {
 	m.k, m.n = k, n
-	m.data = grow(&m.data, (n+7)/8*8*k)
+	size := (n + 7) / 8 * 8 * k
+	if cap(m.data) < size+16 {
+		m.data = make([]float32, size, size+16)
+	}
+	m.data = m.data[:size]
 	clear(m.data)
+	w16 := m.wide()
 	for j := 0; j < n; j++ {
+		w := 16
+		if j >= w16 {
+			w = 8
+		}
+		j0 := j / w * w
 		row := r[(c0+j)*k : (c0+j+1)*k]
-		q, c := j/8, j%8
 		for p, x := range row {
-			m.data[q*8*k+p*8+c] = x
+			m.data[j0*k+p*w+j-j0] = x
 		}
 	}
 }
@@ -215,11 +229,14 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 			sc.rT = s.packR(sc.rT, r[d*N*H:(d+1)*N*H], H)
 			rT = sc.rT
 		}
+		// peep stays nil without peepholes (lstmGates' faster form), except
+		// for coupled input and forget gates, which take zeros.
 		var peep []float32
-		if s.kind == "LSTM" {
+		P := input(in, 7)
+		if s.kind == "LSTM" && (P != nil || s.inputForget) {
 			peep = grow(&sc.p, 3*H)
 			clear(peep)
-			if P := input(in, 7); P != nil {
+			if P != nil {
 				copy(peep, P.F32()[d*3*H:(d+1)*3*H])
 			}
 		}

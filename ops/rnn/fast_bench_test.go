@@ -1,6 +1,9 @@
 package rnn
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The step kernels of the float32 path at the VAD bench model's size
 // (hidden 64, so R·h is 256×64); run them in wasm with GOEXPERIMENT=simd.
@@ -21,12 +24,17 @@ func BenchmarkGemv(b *testing.B) {
 	}
 }
 
-// BenchmarkLstmGates is one step's gate activations and state update.
+// BenchmarkLstmGates is one step's gate activations and state update,
+// without peepholes (as in the VAD model) and with.
 func BenchmarkLstmGates(b *testing.B) {
 	H := 64
 	g := make([]float32, 4*H)
-	c, h, p := make([]float32, H), make([]float32, H), make([]float32, 3*H)
-	for b.Loop() {
-		lstmGates(g, c, h, p, false)
+	c, h := make([]float32, H), make([]float32, H)
+	for _, p := range [][]float32{nil, make([]float32, 3*H)} {
+		b.Run(fmt.Sprintf("peepholes=%v", p != nil), func(b *testing.B) {
+			for b.Loop() {
+				lstmGates(g, c, h, p, false)
+			}
+		})
 	}
 }

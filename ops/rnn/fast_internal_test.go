@@ -87,6 +87,10 @@ func TestGemvAcc(t *testing.T) {
 	for _, tc := range []struct{ k, n, rows, c0 int }{
 		{0, 5, 5, 0}, {1, 1, 1, 0}, {3, 7, 9, 2}, {5, 32, 32, 0}, {4, 36, 40, 4},
 		{64, 256, 256, 0}, {64, 64, 192, 128}, {7, 70, 71, 1}, {2, 33, 96, 63}, {5, 0, 3, 1},
+		// 16-wide panels alone, then with a full 8-wide one and a partial
+		// one, odd and even depths (gemv16's unrolled pairs and its tail).
+		{1, 16, 16, 0}, {2, 48, 50, 1}, {3, 24, 24, 0}, {5, 20, 20, 0}, {9, 44, 45, 1},
+		{20, 80, 80, 0}, {37, 148, 148, 0}, {100, 400, 401, 1}, {64, 192, 200, 7},
 	} {
 		r := make([]float32, tc.rows*tc.k) // rows of k values; M[p, j] = r[(c0+j)·k + p]
 		v := make([]float32, tc.k)
@@ -106,7 +110,14 @@ func TestGemvAcc(t *testing.T) {
 				want[j] += float32(v[p] * r[(tc.c0+j)*tc.k+p])
 			}
 		}
+		// m is packed over an earlier, larger packing, as a reused
+		// scratch buffer is, whose values must all be overwritten.
 		var m panels
+		big := make([]float32, (tc.n+17)*(tc.k+1))
+		for i := range big {
+			big[i] = 1e6
+		}
+		m.pack(big, tc.k+1, 0, tc.n+17)
 		m.pack(r, tc.k, tc.c0, tc.n)
 		gemvAcc(out, v, &m)
 		for j := range want {
@@ -121,7 +132,8 @@ func TestGemvAcc(t *testing.T) {
 // against lstmUnit unit by unit, bit for bit, with vector tails.
 func TestLSTMGates(t *testing.T) {
 	for _, H := range []int{1, 4, 6, 37, 64} {
-		for _, inputForget := range []bool{false, true} {
+		for _, tc := range []struct{ inputForget, peep bool }{{false, true}, {true, true}, {false, false}} {
+			inputForget := tc.inputForget
 			r := func(i int) float32 { return float32(3 * math.Sin(float64(i)*1.7+float64(H))) }
 			g, c, p := make([]float32, 4*H), make([]float32, H), make([]float32, 3*H)
 			for i := range g {
@@ -131,17 +143,22 @@ func TestLSTMGates(t *testing.T) {
 				c[i] = r(1000 + i)
 			}
 			for i := range p {
-				p[i] = r(2000+i) / 3
+				if tc.peep {
+					p[i] = r(2000+i) / 3
+				}
 			}
 			wantC, wantH := make([]float32, H), make([]float32, H)
 			for j := range H {
 				wantC[j], wantH[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
 			}
 			h := make([]float32, H)
+			if !tc.peep {
+				p = nil // the form without peepholes, against lstmUnit's with zeros
+			}
 			lstmGates(g, c, h, p, inputForget)
 			for j := range H {
 				if math.Float32bits(c[j]) != math.Float32bits(wantC[j]) || math.Float32bits(h[j]) != math.Float32bits(wantH[j]) {
-					t.Fatalf("H=%d inputForget=%v unit %d: c, h = %v, %v, want %v, %v", H, inputForget, j, c[j], h[j], wantC[j], wantH[j])
+					t.Fatalf("H=%d %+v unit %d: c, h = %v, %v, want %v, %v", H, tc, j, c[j], h[j], wantC[j], wantH[j])
 				}
 			}
 		}

@@ -11,25 +11,35 @@ package rnn
 func gemvAcc(out, v []float32, m *panels) {
 	k := m.k
 	v, out = v[:k], out[:m.n]
-	for j0 := 0; j0 < len(out); j0 += 8 {
-		panel := m.data[j0*k : (j0+8)*k]
-		for c := range min(8, len(out)-j0) {
+	w16 := m.wide()
+	for j0 := 0; j0 < len(out); {
+		w := 16
+		if j0 >= w16 {
+			w = 8
+		}
+		panel := m.data[j0*k : (j0+w)*k]
+		for c := range min(w, len(out)-j0) {
 			acc := out[j0+c]
 			for p, vp := range v {
-				acc += float32(vp * panel[p*8+c])
+				acc += float32(vp * panel[p*w+c])
 			}
 			out[j0+c] = acc
 		}
+		j0 += w
 	}
 }
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
 // i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (zeros when absent).
+// in place, p the peepholes i, o, f (nil when absent).
 func lstmGates(g, c, h, p []float32, inputForget bool) {
 	H := len(h)
 	for j := range h {
-		c[j], h[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], p[j], p[H+j], p[2*H+j], inputForget)
+		var pi, po, pf float32
+		if p != nil {
+			pi, po, pf = p[j], p[H+j], p[2*H+j]
+		}
+		c[j], h[j] = lstmUnit(g[j], g[H+j], g[2*H+j], g[3*H+j], c[j], pi, po, pf, inputForget)
 	}
 }
 
