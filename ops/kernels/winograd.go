@@ -23,10 +23,13 @@ import "sync"
 // (the larger F(4,3) would save more multiplies at a real cost in accuracy).
 
 // winogradMin is the least number of input and output channels for which the
-// transforms pay for themselves (measured in wasm: 0.9× the im2col GEMM at
-// 16 and 24 channels, 1.0–1.2× at 32–64 on small images, 1.4–2.2× on
-// ResNet-50's 3×3 layers).
-const winogradMin = 32
+// transforms pay for themselves. Measured in wasm (TestTuneWinograd) once
+// the GEMM fused its epilogue and gathered wrapping panels by vectors:
+// 0.97× the im2col GEMM at 16→64 channels, 0.87× at 32→128 (27×27), 0.90×
+// at 48→192 (13×13), 1.04× at 64→256 (13×13), 1.15–1.5× on ResNet-50's
+// layers; DenseNet's 128→32 at 28, 14 and 7 pixels ran 25% faster as a
+// GEMM. (It was 32 when the GEMM was slower: 1.0–1.2× at 32–64.)
+const winogradMin = 64
 
 // winogradOn switches the Winograd path (a benchmark compares both).
 var winogradOn = true

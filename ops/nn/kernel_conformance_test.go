@@ -337,10 +337,10 @@ var convCases = []convCase{
 	{name: "7x7-s2-stem", n: 1, c: 3, m: 6, group: 1, in: []int{20, 37}, kernel: []int{7, 7}, strides: []int{2, 2}, pads: []int{3, 3, 3, 3}, fuse: true},
 	{name: "11x11-s4-wide", n: 1, c: 3, m: 5, group: 1, in: []int{37, 71}, kernel: []int{11, 11}, strides: []int{4, 4}, pads: []int{2, 5, 2, 5}, bias: true}, // strided im2col: full panels, border runs, panels wrapping rows
 	{name: "many-pixels", n: 1, c: 2, m: 3, group: 1, in: []int{45, 47}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true},                           // > 1 segment
-	{name: "winograd", n: 2, c: 33, m: 35, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
-	{name: "winograd-odd-pads", n: 1, c: 32, m: 36, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
-	{name: "winograd-wide", n: 1, c: 40, m: 32, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
-	{name: "winograd-tall-deep", n: 1, c: 300, m: 37, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
+	{name: "winograd", n: 2, c: 65, m: 67, group: 1, in: []int{9, 11}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-odd-pads", n: 1, c: 64, m: 68, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
+	{name: "winograd-wide", n: 1, c: 72, m: 64, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
+	{name: "winograd-tall-deep", n: 1, c: 300, m: 69, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
 	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},

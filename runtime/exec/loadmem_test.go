@@ -59,7 +59,7 @@ func TestLoadMemory(t *testing.T) {
 // off, so nothing allocated is reused: an upper bound on the heap's peak).
 // The convolutions read their weights in place (the GEMM packs them block by
 // block on each run), so Load adds little beyond bookkeeping. Not covered:
-// 3×3 unit-stride layers with ≥ 32 channels keep their Winograd transform
+// 3×3 unit-stride layers with ≥ 64 channels keep their Winograd transform
 // (16/9 of their weights), and MatMul/Gemm their packed B (TestLoadMemory).
 func TestLoadPeakConv(t *testing.T) {
 	m := tm.New(13)

@@ -670,11 +670,11 @@ func TestPackedWeightsReleased(t *testing.T) {
 func TestWinogradWeightsReleased(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	m := tm.New(13)
-	m.Input("x", tensor.Float, 2, 32, 9, 7)
-	m.Init("w", randTensor(r, 40, 32, 3, 3))
-	m.Init("b", randTensor(r, 40))
+	m.Input("x", tensor.Float, 2, 64, 9, 7)
+	m.Init("w", randTensor(r, 72, 64, 3, 3))
+	m.Init("b", randTensor(r, 72))
 	for _, name := range []string{"scale", "shift", "mean", "var"} {
-		v := randTensor(r, 40)
+		v := randTensor(r, 72)
 		for i := range v.F32() {
 			v.F32()[i] = v.F32()[i]*v.F32()[i] + 0.1
 		}
@@ -682,10 +682,10 @@ func TestWinogradWeightsReleased(t *testing.T) {
 	}
 	m.Node("Conv", []string{"x", "w", "b"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
 	m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"a"})
-	m.Init("w2", randTensor(r, 8, 40, 1, 1))
+	m.Init("w2", randTensor(r, 8, 72, 1, 1))
 	m.Node("Conv", []string{"a", "w2"}, []string{"y"})
 	m.Output("y", tensor.Float, 2, 8, 9, 7)
-	feeds := map[string]tensor.Value{"x": randTensor(r, 2, 32, 9, 7)}
+	feeds := map[string]tensor.Value{"x": randTensor(r, 2, 64, 9, 7)}
 	want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
 	got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
 	again, err := s.Run(context.Background(), feeds)
