@@ -97,3 +97,174 @@ func gemvPanelScalar(x, b, y []float32) {
 		y[c] = e[c] + o[c]
 	}
 }
+
+// Products with few rows of A and a B read where it lies: a constant B
+// (a fully connected layer's weights) that is never packed, so that the
+// session holds those weights once, as the model stores them (read in place
+// from the file's bytes), instead of adding a packed copy of the same size.
+// At batch 1 the product is bound by reading B, and reading it unpacked
+// costs nothing: each pass streams contiguous rows of B.
+//
+//   - transB (B is n×k, ONNX Gemm's usual layout): each output is the dot
+//     product of a row of A with a row of B; dot4 takes four rows of B at a
+//     time against one row of A, SIMD over k.
+//   - !transB (B is k×n, MatMul's layout): each row of C gathers
+//     Σ_p a[p]·B[p,:]; axpy4 adds four rows of B at a time, SIMD over n.
+//     Columns are taken gemvNB at a time so that the rows of C being summed
+//     and the four rows of B stay in L1 while every row of A visits them.
+
+// GemvMaxM is the largest m SgemvB takes. Beyond it the rows of A re-read B
+// (from L2 for the transposed form, L1 for the other) once each, and a
+// packed GEMM (which reuses each loaded B value MR times) is faster.
+const GemvMaxM = 4
+
+// gemvNB is the column block of the !transB form.
+const gemvNB = 1024
+
+// SgemvB computes C = alpha·op(A)·op(B) + beta·C for m ≤ GemvMaxM rows of
+// op(A) (m×k), op(B) k×n (B is n×k with leading dimension ldb when transB),
+// then applies ep. B is read in place, never packed or copied. beta is 0
+// (C is not read, it may hold NaN) or any other value, as in Sgemm. Larger
+// m goes to SgemmEpi.
+func SgemvB(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
+	if m > GemvMaxM {
+		SgemmEpi(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ep)
+		return
+	}
+	if m <= 0 || n <= 0 {
+		return
+	}
+	_ = c[(m-1)*ldc+n-1]
+	if k > 0 {
+		if transB {
+			_ = b[(n-1)*ldb+k-1]
+		} else {
+			_ = b[(k-1)*ldb+n-1]
+		}
+	}
+	s := sgemmPool.Get().(*sgemmScratch)
+	defer sgemmPool.Put(s)
+	// x holds alpha·op(A), row by row, contiguous.
+	x, _ := s.bufs(m*k, 0)
+	for i := 0; i < m; i++ {
+		xi := x[i*k : i*k+k]
+		if transA {
+			for p := range xi {
+				xi[p] = alpha * a[p*lda+i]
+			}
+		} else {
+			for p, v := range a[i*lda : i*lda+k] {
+				xi[p] = alpha * v
+			}
+		}
+	}
+	if transB {
+		gemvNK(m, n, k, x, b, ldb, beta, c, ldc)
+	} else {
+		gemvKN(m, n, k, x, b, ldb, beta, c, ldc)
+	}
+	if ep.active() {
+		ep.apply(c, ldc, 0, m, 0, n)
+	}
+}
+
+// gemvNK is SgemvB for B n×k: C[i,j] = x_i·B[j,:] + beta·C[i,j].
+func gemvNK(m, n, k int, x, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for j := 0; j < n; j += 4 {
+		// Past the last row of B, repeat it (its sums are not stored).
+		var rows [4][]float32
+		for r := range rows {
+			jr := min(j+r, n-1)
+			rows[r] = b[jr*ldb : jr*ldb+k]
+		}
+		nn := min(4, n-j)
+		for i := 0; i < m; i++ {
+			s := dot4(x[i*k:i*k+k], rows[0], rows[1], rows[2], rows[3])
+			out := c[i*ldc+j : i*ldc+j+nn]
+			for q := range out {
+				if beta == 0 {
+					out[q] = s[q]
+				} else {
+					out[q] = s[q] + beta*out[q]
+				}
+			}
+		}
+	}
+}
+
+// gemvKN is SgemvB for B k×n: C[i,:] = Σ_p x_i[p]·B[p,:] + beta·C[i,:].
+func gemvKN(m, n, k int, x, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for j0 := 0; j0 < n; j0 += gemvNB {
+		nb := min(gemvNB, n-j0)
+		for i := 0; i < m; i++ {
+			y := c[i*ldc+j0 : i*ldc+j0+nb]
+			if beta == 0 {
+				clear(y)
+			} else if beta != 1 {
+				for q := range y {
+					y[q] *= beta
+				}
+			}
+		}
+		row := func(p int) []float32 { return b[p*ldb+j0 : p*ldb+j0+nb] }
+		p := 0
+		for ; p+4 <= k; p += 4 {
+			b0, b1, b2, b3 := row(p), row(p+1), row(p+2), row(p+3)
+			for i := 0; i < m; i++ {
+				xi := x[i*k+p : i*k+p+4 : i*k+p+4]
+				axpy4(c[i*ldc+j0:i*ldc+j0+nb], b0, b1, b2, b3, xi[0], xi[1], xi[2], xi[3])
+			}
+		}
+		for ; p < k; p++ {
+			b0 := row(p)
+			for i := 0; i < m; i++ {
+				axpy1(c[i*ldc+j0:i*ldc+j0+nb], b0, x[i*k+p])
+			}
+		}
+	}
+}
+
+// dot4Scalar returns the dot products of x with b0…b3 (each at least
+// len(x) long). It is the reference for dot4's order of summation: four
+// lanes, lane l summing the depths p ≡ l (mod 4) below len(x)&^3, added as
+// (l0+l1)+(l2+l3), then the last len(x)%4 depths in order.
+func dot4Scalar(x, b0, b1, b2, b3 []float32) [4]float32 {
+	k := len(x)
+	rows := [4][]float32{b0[:k], b1[:k], b2[:k], b3[:k]}
+	var s [4]float32
+	for r, br := range rows {
+		var l0, l1, l2, l3 float32
+		p := 0
+		for ; p+4 <= k; p += 4 {
+			l0 += x[p] * br[p]
+			l1 += x[p+1] * br[p+1]
+			l2 += x[p+2] * br[p+2]
+			l3 += x[p+3] * br[p+3]
+		}
+		t := (l0 + l1) + (l2 + l3)
+		for ; p < k; p++ {
+			t += x[p] * br[p]
+		}
+		s[r] = t
+	}
+	return s
+}
+
+// axpy4Scalar adds x0·b0 + x1·b1 + x2·b2 + x3·b3 to y (each b at least
+// len(y) long), as y[j] + ((x0·b0[j] + x1·b1[j]) + (x2·b2[j] + x3·b3[j])):
+// the reference for axpy4.
+func axpy4Scalar(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
+	n := len(y)
+	b0, b1, b2, b3 = b0[:n], b1[:n], b2[:n], b3[:n]
+	for j := range y {
+		y[j] += (x0*b0[j] + x1*b1[j]) + (x2*b2[j] + x3*b3[j])
+	}
+}
+
+// axpy1Scalar adds x0·b0 to y: the reference for axpy1.
+func axpy1Scalar(y, b0 []float32, x0 float32) {
+	b0 = b0[:len(y)]
+	for j := range y {
+		y[j] += x0 * b0[j]
+	}
+}

@@ -2,7 +2,10 @@
 
 package kernels
 
-import "unsafe"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 // gemvPanel stores into y[:NR] the product of x (length k) with the k×NR
 // packed panel b. Even and odd depths go to separate accumulator pairs so
@@ -34,4 +37,84 @@ func gemvPanel(x, b, y []float32) {
 	}
 	e0.Add(o0).Store(y[0:4])
 	e1.Add(o1).Store(y[4:8])
+}
+
+// dot4 returns the dot products of x with b0…b3, in dot4Scalar's order:
+// one Float32x4 accumulator per row of B, whose lanes are dot4Scalar's.
+// Four independent accumulators keep the adds from waiting on each other;
+// the loop reads five vectors per step and is bound by memory at batch 1.
+func dot4(x, b0, b1, b2, b3 []float32) [4]float32 {
+	k := len(x)
+	k4 := k &^ 3
+	var a0, a1, a2, a3 f32x4
+	if k4 > 0 {
+		_, _, _, _ = b0[k-1], b1[k-1], b2[k-1], b3[k-1]
+		px := unsafe.Pointer(unsafe.SliceData(x))
+		p0, p1 := unsafe.Pointer(unsafe.SliceData(b0)), unsafe.Pointer(unsafe.SliceData(b1))
+		p2, p3 := unsafe.Pointer(unsafe.SliceData(b2)), unsafe.Pointer(unsafe.SliceData(b3))
+		end := uintptr(k4) * 4
+		for o := uintptr(0); o < end; o += 16 {
+			xv := ld4(px, o)
+			a0 = a0.Add(xv.Mul(ld4(p0, o)))
+			a1 = a1.Add(xv.Mul(ld4(p1, o)))
+			a2 = a2.Add(xv.Mul(ld4(p2, o)))
+			a3 = a3.Add(xv.Mul(ld4(p3, o)))
+		}
+	}
+	s := [4]float32{hsum(a0), hsum(a1), hsum(a2), hsum(a3)}
+	if k4 < k {
+		rows := [4][]float32{b0[:k], b1[:k], b2[:k], b3[:k]}
+		for r, br := range rows {
+			for p := k4; p < k; p++ {
+				s[r] += x[p] * br[p]
+			}
+		}
+	}
+	return s
+}
+
+// hsum adds the lanes of v as (v0+v1)+(v2+v3).
+func hsum(v f32x4) float32 {
+	return (v.GetElem(0) + v.GetElem(1)) + (v.GetElem(2) + v.GetElem(3))
+}
+
+// axpy4 adds x0·b0 + x1·b1 + x2·b2 + x3·b3 to y, in axpy4Scalar's order.
+func axpy4(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
+	n := len(y)
+	n4 := n &^ 3
+	if n4 > 0 {
+		_, _, _, _ = b0[n-1], b1[n-1], b2[n-1], b3[n-1]
+		py := unsafe.Pointer(unsafe.SliceData(y))
+		p0, p1 := unsafe.Pointer(unsafe.SliceData(b0)), unsafe.Pointer(unsafe.SliceData(b1))
+		p2, p3 := unsafe.Pointer(unsafe.SliceData(b2)), unsafe.Pointer(unsafe.SliceData(b3))
+		v0, v1 := archsimd.BroadcastFloat32x4(x0), archsimd.BroadcastFloat32x4(x1)
+		v2, v3 := archsimd.BroadcastFloat32x4(x2), archsimd.BroadcastFloat32x4(x3)
+		end := uintptr(n4) * 4
+		for o := uintptr(0); o < end; o += 16 {
+			t := v0.Mul(ld4(p0, o)).Add(v1.Mul(ld4(p1, o)))
+			u := v2.Mul(ld4(p2, o)).Add(v3.Mul(ld4(p3, o)))
+			st4(ld4(py, o).Add(t.Add(u)), py, o)
+		}
+	}
+	if n4 < n {
+		axpy4Scalar(y[n4:], b0[n4:], b1[n4:], b2[n4:], b3[n4:], x0, x1, x2, x3)
+	}
+}
+
+// axpy1 adds x0·b0 to y.
+func axpy1(y, b0 []float32, x0 float32) {
+	n := len(y)
+	n4 := n &^ 3
+	if n4 > 0 {
+		_ = b0[n-1]
+		py, p0 := unsafe.Pointer(unsafe.SliceData(y)), unsafe.Pointer(unsafe.SliceData(b0))
+		v0 := archsimd.BroadcastFloat32x4(x0)
+		end := uintptr(n4) * 4
+		for o := uintptr(0); o < end; o += 16 {
+			st4(ld4(py, o).Add(v0.Mul(ld4(p0, o))), py, o)
+		}
+	}
+	if n4 < n {
+		axpy1Scalar(y[n4:], b0[n4:], x0)
+	}
 }
