@@ -109,28 +109,28 @@ func gemvPanelScalar(x, b, y []float32) {
 //     product of a row of A with a row of B; dot4 takes four rows of B at a
 //     time against one row of A, SIMD over k.
 //   - !transB (B is k×n, MatMul's layout): each row of C gathers
-//     Σ_p a[p]·B[p,:]; axpy4 adds four rows of B at a time, SIMD over n.
+//     Σ_p a[p]·B[p,:]; axpy8 adds eight rows of B at a time, SIMD over n.
 //     Columns are taken gemvNB at a time so that the rows of C being summed
 //     and the four rows of B stay in L1 while every row of A visits them.
 
-// GemvMaxM is the largest m SgemvB takes. Beyond it the rows of A re-read B
-// (from L2 for the transposed form, L1 for the other) once each, and a
-// packed GEMM (which reuses each loaded B value MR times) is faster.
-const GemvMaxM = 4
+// GemvMaxM is the largest m for which SgemvB is as fast as the packed
+// few-rows product (sgemmSmallM), so that a constant B need not be packed.
+// Measured in the WebAssembly SIMD build on AlexNet's fc6 (k 9216, n 4096,
+// BenchmarkGemvUnpacked): at m = 1 both layouts of B read in place run at
+// the packed product's speed (6.7–8.0 ms against 7.3–8.5 ms, bound by
+// memory); at m = 4 each row of A re-reads B from L2 and the product takes
+// 36–45 ms against 9–18 ms packed (which loads each B value once for MR
+// rows).
+const GemvMaxM = 1
 
 // gemvNB is the column block of the !transB form.
 const gemvNB = 1024
 
-// SgemvB computes C = alpha·op(A)·op(B) + beta·C for m ≤ GemvMaxM rows of
-// op(A) (m×k), op(B) k×n (B is n×k with leading dimension ldb when transB),
+// SgemvB computes C = alpha·op(A)·op(B) + beta·C for few rows of op(A) (m×k), op(B) k×n (B is n×k with leading dimension ldb when transB),
 // then applies ep. B is read in place, never packed or copied. beta is 0
 // (C is not read, it may hold NaN) or any other value, as in Sgemm. Larger
-// m goes to SgemmEpi.
+// m is correct but slower than a packed product (GemvMaxM).
 func SgemvB(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
-	if m > GemvMaxM {
-		SgemmEpi(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ep)
-		return
-	}
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -208,6 +208,12 @@ func gemvKN(m, n, k int, x, b []float32, ldb int, beta float32, c []float32, ldc
 		}
 		row := func(p int) []float32 { return b[p*ldb+j0 : p*ldb+j0+nb] }
 		p := 0
+		for ; p+8 <= k; p += 8 {
+			bs := [8][]float32{row(p), row(p + 1), row(p + 2), row(p + 3), row(p + 4), row(p + 5), row(p + 6), row(p + 7)}
+			for i := 0; i < m; i++ {
+				axpy8(c[i*ldc+j0:i*ldc+j0+nb], &bs, (*[8]float32)(x[i*k+p:i*k+p+8]))
+			}
+		}
 		for ; p+4 <= k; p += 4 {
 			b0, b1, b2, b3 := row(p), row(p+1), row(p+2), row(p+3)
 			for i := 0; i < m; i++ {
@@ -266,5 +272,18 @@ func axpy1Scalar(y, b0 []float32, x0 float32) {
 	b0 = b0[:len(y)]
 	for j := range y {
 		y[j] += x0 * b0[j]
+	}
+}
+
+// axpy8Scalar adds Σ_r xs[r]·bs[r] to y (each bs[r] at least len(y) long),
+// as y[j] + (((x0·b0 + x1·b1) + (x2·b2 + x3·b3)) + ((x4·b4 + x5·b5) +
+// (x6·b6 + x7·b7))): the reference for axpy8.
+func axpy8Scalar(y []float32, bs *[8][]float32, xs *[8]float32) {
+	n := len(y)
+	b0, b1, b2, b3 := bs[0][:n], bs[1][:n], bs[2][:n], bs[3][:n]
+	b4, b5, b6, b7 := bs[4][:n], bs[5][:n], bs[6][:n], bs[7][:n]
+	x0, x1, x2, x3, x4, x5, x6, x7 := xs[0], xs[1], xs[2], xs[3], xs[4], xs[5], xs[6], xs[7]
+	for j := range y {
+		y[j] += ((x0*b0[j] + x1*b1[j]) + (x2*b2[j] + x3*b3[j])) + ((x4*b4[j] + x5*b5[j]) + (x6*b6[j] + x7*b7[j]))
 	}
 }

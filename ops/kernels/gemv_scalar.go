@@ -16,3 +16,6 @@ func axpy4(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
 
 // axpy1 adds x0·b0 to y.
 func axpy1(y, b0 []float32, x0 float32) { axpy1Scalar(y, b0, x0) }
+
+// axpy8 adds Σ_r xs[r]·bs[r] to y (axpy8Scalar).
+func axpy8(y []float32, bs *[8][]float32, xs *[8]float32) { axpy8Scalar(y, bs, xs) }

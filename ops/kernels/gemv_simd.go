@@ -118,3 +118,37 @@ func axpy1(y, b0 []float32, x0 float32) {
 		axpy1Scalar(y[n4:], b0[n4:], x0)
 	}
 }
+
+// axpy8 adds Σ_r xs[r]·bs[r] to y, in axpy8Scalar's order. Eight rows of B
+// per pass read and write y half as often as axpy4.
+func axpy8(y []float32, bs *[8][]float32, xs *[8]float32) {
+	n := len(y)
+	n4 := n &^ 3
+	if n4 > 0 {
+		var p [8]unsafe.Pointer
+		var v [8]f32x4
+		for r := range p {
+			_ = bs[r][n-1]
+			p[r] = unsafe.Pointer(unsafe.SliceData(bs[r]))
+			v[r] = archsimd.BroadcastFloat32x4(xs[r])
+		}
+		py := unsafe.Pointer(unsafe.SliceData(y))
+		p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+		v0, v1, v2, v3, v4, v5, v6, v7 := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+		end := uintptr(n4) * 4
+		for o := uintptr(0); o < end; o += 16 {
+			t := v0.Mul(ld4(p0, o)).Add(v1.Mul(ld4(p1, o)))
+			u := v2.Mul(ld4(p2, o)).Add(v3.Mul(ld4(p3, o)))
+			t2 := v4.Mul(ld4(p4, o)).Add(v5.Mul(ld4(p5, o)))
+			u2 := v6.Mul(ld4(p6, o)).Add(v7.Mul(ld4(p7, o)))
+			st4(ld4(py, o).Add(t.Add(u).Add(t2.Add(u2))), py, o)
+		}
+	}
+	if n4 < n {
+		var tb [8][]float32
+		for r := range tb {
+			tb[r] = bs[r][n4:]
+		}
+		axpy8Scalar(y[n4:], &tb, xs)
+	}
+}

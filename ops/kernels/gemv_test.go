@@ -98,7 +98,7 @@ func BenchmarkGemv(bm *testing.B) {
 }
 
 // TestSgemvB checks the unpacked few-rows product against the naive
-// reference: m = 1…5 (5 goes to SgemmEpi), both layouts of B with a leading
+// reference: m = 1…5, both layouts of B with a leading
 // dimension wider than the matrix, odd and even n and k (the partial vector
 // and the unpaired depths and rows of B), n past one column block, transposed
 // A, beta 0 with C full of NaN, and an epilogue. Columns past n must not be
@@ -160,7 +160,7 @@ func TestSgemvB(t *testing.T) {
 	}
 }
 
-// TestGemvUnpackedKernels checks the build's dot4, axpy4 and axpy1 (SIMD or
+// TestGemvUnpackedKernels checks the build's dot4, axpy4, axpy8 and axpy1 (SIMD or
 // scalar) against their scalar references bit for bit, over lengths with
 // and without a partial vector.
 func TestGemvUnpackedKernels(t *testing.T) {
@@ -181,6 +181,15 @@ func TestGemvUnpackedKernels(t *testing.T) {
 		for j := range gy {
 			if math.Float32bits(gy[j]) != math.Float32bits(wy[j]) {
 				t.Fatalf("axpy4 len %d: y[%d] = %v, want %v", l, j, gy[j], wy[j])
+			}
+		}
+		b8 := [8][]float32{b[0], b[1], b[2], b[3], randSlice(r, l), randSlice(r, l+5), randSlice(r, l), randSlice(r, l+1)}
+		x8 := [8]float32{0.5, -1.25, 3, 0.75, -2, 0.125, 1.5, -0.625}
+		axpy8(gy, &b8, &x8)
+		axpy8Scalar(wy, &b8, &x8)
+		for j := range gy {
+			if math.Float32bits(gy[j]) != math.Float32bits(wy[j]) {
+				t.Fatalf("axpy8 len %d: y[%d] = %v, want %v", l, j, gy[j], wy[j])
 			}
 		}
 		axpy1(gy, b[1], -0.3)
