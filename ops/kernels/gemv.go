@@ -111,7 +111,7 @@ func gemvPanelScalar(x, b, y []float32) {
 //   - !transB (B is k×n, MatMul's layout): each row of C gathers
 //     Σ_p a[p]·B[p,:]; axpy8 adds eight rows of B at a time, SIMD over n.
 //     Columns are taken gemvNB at a time so that the rows of C being summed
-//     and the four rows of B stay in L1 while every row of A visits them.
+//     and the eight rows of B stay in L1 while every row of A visits them.
 
 // GemvMaxM is the largest m for which SgemvB is as fast as the packed
 // few-rows product (sgemmSmallM), so that a constant B need not be packed.
@@ -126,8 +126,9 @@ const GemvMaxM = 1
 // gemvNB is the column block of the !transB form.
 const gemvNB = 1024
 
-// SgemvB computes C = alpha·op(A)·op(B) + beta·C for few rows of op(A) (m×k), op(B) k×n (B is n×k with leading dimension ldb when transB),
-// then applies ep. B is read in place, never packed or copied. beta is 0
+// SgemvB computes C = alpha·op(A)·op(B) + beta·C for few rows of op(A)
+// (m×k), op(B) k×n (B is n×k with leading dimension ldb when transB), then
+// applies ep. B is read in place, never packed or copied. beta is 0
 // (C is not read, it may hold NaN) or any other value, as in Sgemm. Larger
 // m is correct but slower than a packed product (GemvMaxM).
 func SgemvB(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
@@ -214,13 +215,6 @@ func gemvKN(m, n, k int, x, b []float32, ldb int, beta float32, c []float32, ldc
 				axpy8(c[i*ldc+j0:i*ldc+j0+nb], &bs, (*[8]float32)(x[i*k+p:i*k+p+8]))
 			}
 		}
-		for ; p+4 <= k; p += 4 {
-			b0, b1, b2, b3 := row(p), row(p+1), row(p+2), row(p+3)
-			for i := 0; i < m; i++ {
-				xi := x[i*k+p : i*k+p+4 : i*k+p+4]
-				axpy4(c[i*ldc+j0:i*ldc+j0+nb], b0, b1, b2, b3, xi[0], xi[1], xi[2], xi[3])
-			}
-		}
 		for ; p < k; p++ {
 			b0 := row(p)
 			for i := 0; i < m; i++ {
@@ -254,17 +248,6 @@ func dot4Scalar(x, b0, b1, b2, b3 []float32) [4]float32 {
 		s[r] = t
 	}
 	return s
-}
-
-// axpy4Scalar adds x0·b0 + x1·b1 + x2·b2 + x3·b3 to y (each b at least
-// len(y) long), as y[j] + ((x0·b0[j] + x1·b1[j]) + (x2·b2[j] + x3·b3[j])):
-// the reference for axpy4.
-func axpy4Scalar(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
-	n := len(y)
-	b0, b1, b2, b3 = b0[:n], b1[:n], b2[:n], b3[:n]
-	for j := range y {
-		y[j] += (x0*b0[j] + x1*b1[j]) + (x2*b2[j] + x3*b3[j])
-	}
 }
 
 // axpy1Scalar adds x0·b0 to y: the reference for axpy1.

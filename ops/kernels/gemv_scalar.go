@@ -9,11 +9,6 @@ func gemvPanel(x, b, y []float32) { gemvPanelScalar(x, b, y) }
 // dot4 returns the dot products of x with b0…b3 (dot4Scalar).
 func dot4(x, b0, b1, b2, b3 []float32) [4]float32 { return dot4Scalar(x, b0, b1, b2, b3) }
 
-// axpy4 adds x0·b0 + x1·b1 + x2·b2 + x3·b3 to y (axpy4Scalar).
-func axpy4(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
-	axpy4Scalar(y, b0, b1, b2, b3, x0, x1, x2, x3)
-}
-
 // axpy1 adds x0·b0 to y.
 func axpy1(y, b0 []float32, x0 float32) { axpy1Scalar(y, b0, x0) }
 

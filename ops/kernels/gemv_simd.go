@@ -78,29 +78,6 @@ func hsum(v f32x4) float32 {
 	return (v.GetElem(0) + v.GetElem(1)) + (v.GetElem(2) + v.GetElem(3))
 }
 
-// axpy4 adds x0·b0 + x1·b1 + x2·b2 + x3·b3 to y, in axpy4Scalar's order.
-func axpy4(y, b0, b1, b2, b3 []float32, x0, x1, x2, x3 float32) {
-	n := len(y)
-	n4 := n &^ 3
-	if n4 > 0 {
-		_, _, _, _ = b0[n-1], b1[n-1], b2[n-1], b3[n-1]
-		py := unsafe.Pointer(unsafe.SliceData(y))
-		p0, p1 := unsafe.Pointer(unsafe.SliceData(b0)), unsafe.Pointer(unsafe.SliceData(b1))
-		p2, p3 := unsafe.Pointer(unsafe.SliceData(b2)), unsafe.Pointer(unsafe.SliceData(b3))
-		v0, v1 := archsimd.BroadcastFloat32x4(x0), archsimd.BroadcastFloat32x4(x1)
-		v2, v3 := archsimd.BroadcastFloat32x4(x2), archsimd.BroadcastFloat32x4(x3)
-		end := uintptr(n4) * 4
-		for o := uintptr(0); o < end; o += 16 {
-			t := v0.Mul(ld4(p0, o)).Add(v1.Mul(ld4(p1, o)))
-			u := v2.Mul(ld4(p2, o)).Add(v3.Mul(ld4(p3, o)))
-			st4(ld4(py, o).Add(t.Add(u)), py, o)
-		}
-	}
-	if n4 < n {
-		axpy4Scalar(y[n4:], b0[n4:], b1[n4:], b2[n4:], b3[n4:], x0, x1, x2, x3)
-	}
-}
-
 // axpy1 adds x0·b0 to y.
 func axpy1(y, b0 []float32, x0 float32) {
 	n := len(y)
@@ -120,7 +97,7 @@ func axpy1(y, b0 []float32, x0 float32) {
 }
 
 // axpy8 adds Σ_r xs[r]·bs[r] to y, in axpy8Scalar's order. Eight rows of B
-// per pass read and write y half as often as axpy4.
+// per pass read and write y an eighth as often as axpy1 would.
 func axpy8(y []float32, bs *[8][]float32, xs *[8]float32) {
 	n := len(y)
 	n4 := n &^ 3
