@@ -113,14 +113,15 @@ func gemvPanelScalar(x, b, y []float32) {
 //     Columns are taken gemvNB at a time so that the rows of C being summed
 //     and the eight rows of B stay in L1 while every row of A visits them.
 
-// GemvMaxM is the largest m for which SgemvB is as fast as the packed
-// few-rows product (sgemmSmallM), so that a constant B need not be packed.
-// Measured in the WebAssembly SIMD build on AlexNet's fc6 (k 9216, n 4096,
-// BenchmarkGemvUnpacked): at m = 1 both layouts of B read in place run at
-// the packed product's speed (6.7–8.0 ms against 7.3–8.5 ms, bound by
-// memory); at m = 4 each row of A re-reads B from L2 and the product takes
-// 36–45 ms against 9–18 ms packed (which loads each B value once for MR
-// rows).
+// GemvMaxM is the largest m for which SgemvB is used on a constant B
+// instead of packing it. Measured in the WebAssembly SIMD build on
+// AlexNet's fc6 (k 9216, n 4096, BenchmarkGemvUnpacked, quiet machine,
+// medians of 5): packed 6.35 ms; in place with B n×k 7.05 ms (+11 %), B
+// k×n 8.35 ms (+31 %), both bound by memory. At m = 4 each row of A
+// re-reads B from L2 and the product takes about twice the packed one
+// (which loads each B value once for MR rows), so only batch 1 reads in
+// place: it trades that much of the layer's time for not holding a packed
+// copy of the weights (half the load peak of an FC-heavy model).
 const GemvMaxM = 1
 
 // gemvNB is the column block of the !transB form.
@@ -225,23 +226,33 @@ func gemvKN(m, n, k int, x, b []float32, ldb int, beta float32, c []float32, ldc
 }
 
 // dot4Scalar returns the dot products of x with b0…b3 (each at least
-// len(x) long). It is the reference for dot4's order of summation: four
-// lanes, lane l summing the depths p ≡ l (mod 4) below len(x)&^3, added as
-// (l0+l1)+(l2+l3), then the last len(x)%4 depths in order.
+// len(x) long). It is the reference for dot4's order of summation: eight
+// lanes, lane l < 4 summing the depths p ≡ l (mod 8) and lane 4+l the
+// depths p ≡ 4+l (mod 8) below len(x)&^3, lane 4+l added into lane l, the
+// four added as (l0+l1)+(l2+l3), then the last len(x)%4 depths in order.
 func dot4Scalar(x, b0, b1, b2, b3 []float32) [4]float32 {
 	k := len(x)
 	rows := [4][]float32{b0[:k], b1[:k], b2[:k], b3[:k]}
 	var s [4]float32
 	for r, br := range rows {
-		var l0, l1, l2, l3 float32
+		var l, h [4]float32
 		p := 0
-		for ; p+4 <= k; p += 4 {
-			l0 += x[p] * br[p]
-			l1 += x[p+1] * br[p+1]
-			l2 += x[p+2] * br[p+2]
-			l3 += x[p+3] * br[p+3]
+		for ; p+8 <= k; p += 8 {
+			for q := range l {
+				l[q] += x[p+q] * br[p+q]
+				h[q] += x[p+4+q] * br[p+4+q]
+			}
 		}
-		t := (l0 + l1) + (l2 + l3)
+		if p+4 <= k {
+			for q := range l {
+				l[q] += x[p+q] * br[p+q]
+			}
+			p += 4
+		}
+		for q := range l {
+			l[q] += h[q]
+		}
+		t := (l[0] + l[1]) + (l[2] + l[3])
 		for ; p < k; p++ {
 			t += x[p] * br[p]
 		}

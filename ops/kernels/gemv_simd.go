@@ -53,13 +53,28 @@ func dot4(x, b0, b1, b2, b3 []float32) [4]float32 {
 		p0, p1 := unsafe.Pointer(unsafe.SliceData(b0)), unsafe.Pointer(unsafe.SliceData(b1))
 		p2, p3 := unsafe.Pointer(unsafe.SliceData(b2)), unsafe.Pointer(unsafe.SliceData(b3))
 		end := uintptr(k4) * 4
-		for o := uintptr(0); o < end; o += 16 {
+		var e0, e1, e2, e3 f32x4
+		o := uintptr(0)
+		for ; o+32 <= end; o += 32 {
+			xv := ld4(px, o)
+			a0 = a0.Add(xv.Mul(ld4(p0, o)))
+			a1 = a1.Add(xv.Mul(ld4(p1, o)))
+			a2 = a2.Add(xv.Mul(ld4(p2, o)))
+			a3 = a3.Add(xv.Mul(ld4(p3, o)))
+			xv = ld4(px, o+16)
+			e0 = e0.Add(xv.Mul(ld4(p0, o+16)))
+			e1 = e1.Add(xv.Mul(ld4(p1, o+16)))
+			e2 = e2.Add(xv.Mul(ld4(p2, o+16)))
+			e3 = e3.Add(xv.Mul(ld4(p3, o+16)))
+		}
+		if o < end {
 			xv := ld4(px, o)
 			a0 = a0.Add(xv.Mul(ld4(p0, o)))
 			a1 = a1.Add(xv.Mul(ld4(p1, o)))
 			a2 = a2.Add(xv.Mul(ld4(p2, o)))
 			a3 = a3.Add(xv.Mul(ld4(p3, o)))
 		}
+		a0, a1, a2, a3 = a0.Add(e0), a1.Add(e1), a2.Add(e2), a3.Add(e3)
 	}
 	s := [4]float32{hsum(a0), hsum(a1), hsum(a2), hsum(a3)}
 	if k4 < k {
