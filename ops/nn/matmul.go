@@ -107,7 +107,8 @@ func naiveMatMul[T intElem](transA, transB bool, m, n, k int, alpha T, a []T, ld
 // connected layer's weights), and the decision of how the GEMM reads it:
 //
 //   - a run with at most kernels.GemvMaxM rows of A (batch 1) reads B in
-//     place (kernels.SgemvB, as fast as a packed product there), so a
+//     place (kernels.SgemvB: bound by memory like the packed product, up
+//     to a third slower; see kernels.GemvMaxM), so a
 //     batch-1 session holds the weights once, as the model stores them
 //     (float32 initializers alias the file's bytes). Packing them at load
 //     made loading AlexNet, VGG-19 or ZFNet, whose fully connected weights
