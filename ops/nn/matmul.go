@@ -2,6 +2,7 @@ package nn
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/opsutil"
@@ -102,35 +103,75 @@ func naiveMatMul[T intElem](transA, transB bool, m, n, k int, alpha T, a []T, ld
 	}
 }
 
-// packConstB packs a constant float MatMul/Gemm right operand once, at
-// build time (nil when it is absent, not float or has batch dimensions).
-// shape is B's shape; trans is Gemm's transB.
-func packConstB(b *tensor.Tensor, trans bool) *kernels.PackedB {
-	if b == nil || !b.DType().IsFloat() || b.Rank() == 0 {
-		return nil
-	}
-	shape := b.Shape()
-	k, n := shape[0], 1
-	if len(shape) >= 2 {
-		if opsutil.Product(shape[:len(shape)-2]) != 1 {
-			return nil
-		}
-		k, n = shape[len(shape)-2], shape[len(shape)-1]
-	}
-	ldb := n
-	if trans {
-		k, n = n, k
-	}
-	return kernels.PackB(trans, k, n, b.F32(), ldb)
+// constB is a MatMul's or Gemm's constant float32 right operand (a fully
+// connected layer's weights), and the decision of how the GEMM reads it:
+//
+//   - a run with at most kernels.GemvMaxM rows of A (batch 1) reads B in
+//     place (kernels.SgemvB: bound by memory like the packed product, up
+//     to a third slower; see kernels.GemvMaxM), so a
+//     batch-1 session holds the weights once, as the model stores them
+//     (float32 initializers alias the file's bytes). Packing them at load
+//     made loading AlexNet, VGG-19 or ZFNet, whose fully connected weights
+//     are most of the file, peak at twice the file.
+//   - the first run with more rows packs B (kernels.PackB) and keeps the
+//     packed copy for the session's life: packing per run instead costs
+//     20–40 % at 8 to 128 rows (wasm SIMD, 768² to 9216×4096).
+//
+// The constant is never released to the plan (the kernels are not
+// op.ConstReleaser): small runs read it.
+type constB struct {
+	src   *float32 // the constant's first element
+	shape []int
+	trans bool
+	mu    sync.Mutex
+	pb    *kernels.PackedB
 }
 
-// usablePacked returns pb when it was packed from b (the constant input the
-// builder saw) with the right dimensions, nil otherwise.
-func usablePacked(pb *kernels.PackedB, b *tensor.Tensor, k, n int) *kernels.PackedB {
-	if pb == nil || pb.K != k || pb.N != n || !b.DType().IsFloat() || b.Len() == 0 || pb.Source() != &b.F32()[0] {
+// newConstB returns the constB for B when it is a non-empty constant
+// float32 matrix (batch dimensions, if any, all 1), nil otherwise.
+func newConstB(b *tensor.Tensor, trans bool) *constB {
+	if b == nil || b.DType() != tensor.Float || b.Rank() == 0 || b.Len() == 0 {
 		return nil
 	}
-	return pb
+	if s := b.Shape(); len(s) > 2 && opsutil.Product(s[:len(s)-2]) != 1 {
+		return nil
+	}
+	return &constB{src: &b.F32()[0], shape: b.Shape(), trans: trans}
+}
+
+// is reports whether b is the constant (an overridable initializer may be
+// replaced by a run's input).
+func (c *constB) is(b *tensor.Tensor) bool {
+	return c != nil && b != nil && b.DType() == tensor.Float && b.Len() > 0 && &b.F32()[0] == c.src
+}
+
+// inPlace reports whether a run with m rows of A reads b, the constant, in
+// place.
+func (c *constB) inPlace(b *tensor.Tensor, m int) bool { return m <= kernels.GemvMaxM && c.is(b) }
+
+// packed returns the constant packed as op(B) (k×n), packing it on first
+// use, or nil when b is not the constant.
+func (c *constB) packed(b *tensor.Tensor, k, n int) *kernels.PackedB {
+	if !c.is(b) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pb == nil {
+		kk, nn := c.shape[0], 1
+		if len(c.shape) >= 2 {
+			kk, nn = c.shape[len(c.shape)-2], c.shape[len(c.shape)-1]
+		}
+		ldb := nn
+		if c.trans {
+			kk, nn = nn, kk
+		}
+		c.pb = kernels.PackB(c.trans, kk, nn, b.F32(), ldb)
+	}
+	if c.pb.K != k || c.pb.N != n {
+		return nil
+	}
+	return c.pb
 }
 
 func buildMatMul(n *op.Node) (any, error) {
@@ -138,7 +179,7 @@ func buildMatMul(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	packed := packConstB(n.ConstInput(1), false)
+	cb := newConstB(n.ConstInput(1), false)
 	var plans planCache[*mmPlan]
 	return matMulKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
@@ -181,12 +222,15 @@ func buildMatMul(n *op.Node) (any, error) {
 			if bias != nil {
 				ep.ColBias = bias.F32()
 			}
-			pb := usablePacked(packed, b, p.k, p.n)
 			p.run(func(m, ao, bo, co int) {
 				if ep != nil && res != nil {
 					ep.Residual = res[co:]
 				}
-				if pb != nil && bo == 0 {
+				if bo == 0 && cb.inPlace(b, m) {
+					kernels.SgemvB(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd, p.n, 0, yd[co:], p.n, ep)
+					return
+				}
+				if pb := cb.packed(b, p.k, p.n); pb != nil && bo == 0 {
 					kernels.SgemmPackedB(false, m, 1, ad[ao:], p.k, pb, 0, yd[co:], p.n, ep)
 					return
 				}
@@ -261,18 +305,12 @@ func buildGemm(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var packed *kernels.PackedB
-	var release func()
-	var constShape []int // B's shape, for runs after the plan released B
+	var cB *constB
 	if b := n.ConstInput(1); b != nil && b.Rank() == 2 {
-		packed = packConstB(b, transB)
-		if packed != nil && b.DType() == tensor.Float {
-			constShape = b.Shape()
-			release = func() { packed.ForgetSource() }
-		}
+		cB = newConstB(b, transB)
 	}
 	var plans planCache[*gemmPlan]
-	return releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -281,15 +319,11 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm needs A and B")
 		}
 		A, B, C := in[0], in[1], optIn(in, 2)
-		// B is nil once the plan released it (the kernel runs from packed).
-		bShape, bType := constShape, tensor.Float
-		if B != nil {
-			bShape, bType = B.Shape(), B.DType()
-		}
-		if A == nil || bShape == nil || A.Rank() != 2 || len(bShape) != 2 {
+		if A == nil || B == nil || A.Rank() != 2 || B.Rank() != 2 {
 			return nil, op.Errorf("Gemm needs 2-D A and B")
 		}
-		if bType != A.DType() || (C != nil && C.DType() != A.DType()) {
+		bShape := B.Shape()
+		if B.DType() != A.DType() || (C != nil && C.DType() != A.DType()) {
 			return nil, op.Errorf("Gemm inputs must share a dtype")
 		}
 		if f != nil && !isFloatish(A.DType()) {
@@ -317,7 +351,7 @@ func buildGemm(n *op.Node) (any, error) {
 		switch ad := A.Data().(type) {
 		case []float32:
 			ep := &kernels.Epilogue{LdR: nn}
-			cb := float32(0)
+			cbeta := float32(0)
 			switch {
 			case cs == nil:
 			case beta == 1 && C.Len() == nn && (len(cs) == 1 || cs[0] == 1) && nn > 1:
@@ -325,19 +359,17 @@ func buildGemm(n *op.Node) (any, error) {
 			case beta == 1 && len(cs) == 2 && cs[0] == m && cs[1] == 1 && m > 1:
 				ep.RowBias = C.F32()
 			default:
-				cb = fillC(C, cs, y, m, nn, beta, func(t *tensor.Tensor) []float32 { return t.F32() })
+				cbeta = fillC(C, cs, y, m, nn, beta, func(t *tensor.Tensor) []float32 { return t.F32() })
 			}
 			if f.inLoop(A.DType()) {
 				ep.Residual, ep.Act, ep.Alpha, ep.Beta = f.epilogue(r)
 			}
-			pb := packed
-			if B != nil {
-				pb = usablePacked(packed, B, k, nn)
-			}
-			if pb != nil {
-				kernels.SgemmPackedB(transA, m, alpha, ad, lda, pb, cb, y.F32(), nn, ep)
+			if cB.inPlace(B, m) {
+				kernels.SgemvB(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cbeta, y.F32(), nn, ep)
+			} else if pb := cB.packed(B, k, nn); pb != nil {
+				kernels.SgemmPackedB(transA, m, alpha, ad, lda, pb, cbeta, y.F32(), nn, ep)
 			} else {
-				kernels.SgemmEpi(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cb, y.F32(), nn, ep)
+				kernels.SgemmEpi(transA, transB, m, nn, k, alpha, ad, lda, B.F32(), ldb, cbeta, y.F32(), nn, ep)
 			}
 			if !f.inLoop(A.DType()) {
 				f.applySeparately(y, r)
@@ -358,7 +390,7 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
 		return []*tensor.Tensor{y}, nil
-	})}, release}, nil
+	})}, nil
 }
 
 // gemmPlan is a Gemm's dims worked out from its input shapes: op(A) m×k,

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"unsafe"
 
 	"github.com/gort-dev/gort/runtime/errs"
@@ -93,11 +94,13 @@ func decode(tp *pb.TensorProto, maxBytes int64) (*tensor.Tensor, error) {
 	} else if err := checkTypedLen(dt, tp, n); err != nil {
 		return nil, err
 	}
-	if useRaw && dt == tensor.Float && n > 0 && hostLittleEndian {
+	if useRaw && dt == tensor.Float && n > 0 && hostLittleEndian && viewable(raw, unalignedFloatLoads) {
 		// float32 weights are used in place: the model's bytes are the
 		// tensor, so loading adds no copy (ONNX stores raw_data little
-		// endian, as the host; unaligned float loads are fine on every
-		// little-endian target Go supports, and float32 holds no pointers).
+		// endian, as the host). raw_data sits wherever the protobuf
+		// encoding put it, so 3 times in 4 it is not 4-byte aligned: such a
+		// view is made only where the target loads float32 from any address
+		// (unalignedFloatLoads), and is copied elsewhere.
 		return tensor.WrapF32(dt, shape, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw))), n)), nil
 	}
 	t := tensor.New(dt, shape...)
@@ -210,6 +213,23 @@ func wireBytes(dt tensor.DType) int {
 		return 2
 	}
 	return 1
+}
+
+// unalignedFloatLoads reports whether float32 may be loaded from any
+// address on this target, so that a float32 view of raw_data need not be
+// 4-byte aligned: WebAssembly's loads take any address (alignment is a
+// hint), and amd64, 386, arm64 and ppc64le load misaligned floats in
+// hardware. 32-bit ARM's and MIPS's float loads fault on a misaligned
+// address, and RISC-V's may trap to a slow emulation, so those copy. Go
+// allows the misaligned pointer because float32 holds no pointers (the
+// collector never reads it; checkptr exempts pointer-free types, go.dev/issue/37298).
+const unalignedFloatLoads = runtime.GOARCH == "wasm" || runtime.GOARCH == "amd64" || runtime.GOARCH == "386" ||
+	runtime.GOARCH == "arm64" || runtime.GOARCH == "ppc64le"
+
+// viewable reports whether raw may be viewed as float32 in place: when it
+// is 4-byte aligned, or when the target takes any address (anyAddress).
+func viewable(raw []byte, anyAddress bool) bool {
+	return anyAddress || uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%4 == 0
 }
 
 // hostLittleEndian reports whether the host stores numbers as ONNX's

@@ -8,6 +8,7 @@ import (
 	rt "runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -315,3 +316,37 @@ func TestRawBytesLayout(t *testing.T) {
 
 // sameShape compares shapes, treating nil and empty (rank 0) alike.
 func sameShape(a, b []int) bool { return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b)) }
+
+// TestRawFloatAlignment decodes float32 raw_data starting at each offset 0…3
+// of an aligned buffer: the values are right at every offset, and the tensor
+// aliases the bytes exactly where viewable allows (aligned, or a target that
+// loads floats from any address); viewable itself is checked for both kinds
+// of target.
+func TestRawFloatAlignment(t *testing.T) {
+	want := []float32{1.5, -2, 0.25}
+	// 1.5, -2, 0.25 as little-endian float32 (0x3fc00000, 0xc0000000, 0x3e800000).
+	payload := []byte{0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0x80, 0x3e}
+	buf := make([]uint32, 8) // 4-byte aligned backing
+	all := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 32)
+	for off := 0; off < 4; off++ {
+		raw := all[off : off+len(payload)]
+		copy(raw, payload)
+		if got := viewable(raw, false); got != (off == 0) {
+			t.Errorf("offset %d: viewable without unaligned loads = %v", off, got)
+		}
+		if !viewable(raw, true) {
+			t.Errorf("offset %d: not viewable with unaligned loads", off)
+		}
+		x, err := Tensor(&pb.TensorProto{DataType: int32(tensor.Float), Dims: []int64{3}, RawData: raw}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(x.F32(), want) {
+			t.Fatalf("offset %d: %v, want %v", off, x.F32(), want)
+		}
+		aliased := unsafe.Pointer(&x.F32()[0]) == unsafe.Pointer(&raw[0])
+		if aliased != (hostLittleEndian && viewable(raw, unalignedFloatLoads)) {
+			t.Errorf("offset %d: aliased = %v", off, aliased)
+		}
+	}
+}
