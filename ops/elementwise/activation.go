@@ -148,13 +148,7 @@ func buildRelu(n *op.Node) (any, error) {
 			if !dt.IsFloat() {
 				break
 			}
-			od := out.F32()[:len(d)]
-			for i, v := range d {
-				if v < 0 {
-					v = 0
-				}
-				od[i] = v
-			}
+			reluF32(out.F32(), d)
 			return []*tensor.Tensor{out}, nil
 		case []float64:
 			relu(out.F64(), d)
