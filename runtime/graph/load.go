@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -356,7 +357,7 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer *
 	p, opsets := np.proto, np.opsets
 	name := p.GetName()
 	if name == "" {
-		name = fmt.Sprintf("%s#%d", p.GetOpType(), index)
+		name = p.GetOpType() + "#" + strconv.Itoa(index) // not Sprintf: every unnamed node of a model takes this path
 	}
 	domain := op.CanonicalDomain(p.GetDomain())
 	n := &Node{Node: op.Node{
@@ -373,10 +374,13 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer *
 			return nil, errs.New(errs.BadModel, "input %q is not produced by any node, graph input or initializer", in).WithNode(name)
 		}
 	}
-	reads := map[string]bool{}
+	// Reads: the node's inputs and its subgraphs' free variables, sorted and
+	// without repeats. A slice sorted then compacted, not a set per node:
+	// nodes read few names and this runs for every node at load.
+	reads := make([]string, 0, len(n.Inputs))
 	for _, in := range n.Inputs {
 		if in != "" {
-			reads[in] = true
+			reads = append(reads, in)
 		}
 	}
 	// Names visible to subgraphs: everything visible here.
@@ -406,15 +410,13 @@ func (l *loader) node(np expanded, index int, visible func(string) bool, outer *
 				return nil, errs.AtNode(err, name)
 			}
 			n.Graphs[a.GetName()] = append(n.Graphs[a.GetName()], sub)
-			for _, fv := range sub.FreeVars {
-				reads[fv] = true
-			}
+			reads = append(reads, sub.FreeVars...)
 		}
 	}
-	for r := range reads {
-		n.Reads = append(n.Reads, r)
+	slices.Sort(reads)
+	if reads = slices.Compact(reads); len(reads) > 0 {
+		n.Reads = reads
 	}
-	sort.Strings(n.Reads)
 
 	opset, ok := opsets[domain]
 	if !ok {

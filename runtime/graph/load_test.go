@@ -440,3 +440,28 @@ func TestSubgraphOuterScope(t *testing.T) {
 	_, err = load(t, m2)
 	wantErr(t, err, errs.BadModel, "", "", `"ghost"`)
 }
+
+// TestNodeReadsAndDefaultNames: a node's Reads are its inputs sorted and
+// without repeats (B reads "a" twice, the unnamed Add reads them out of
+// order); an unnamed node is named op type # index.
+func TestNodeReadsAndDefaultNames(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2)
+	named(m.Graph, "A", "Identity", []string{"x"}, []string{"a"})
+	named(m.Graph, "B", "Add", []string{"a", "a"}, []string{"b"})
+	m.Graph.Node("Add", []string{"x", "b"}, []string{"y"})
+	m.Output("y", tensor.Float, 2)
+	g, err := load(t, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"A": {"x"}, "B": {"a"}, "Add#2": {"b", "x"}}
+	if got := nodeNames(g.Graph); !reflect.DeepEqual(got, []string{"A", "B", "Add#2"}) {
+		t.Fatalf("nodes %v, want [A B Add#2]", got)
+	}
+	for _, n := range g.Graph.Nodes {
+		if !reflect.DeepEqual(n.Reads, want[n.Name]) {
+			t.Errorf("%s reads %v, want %v", n.Name, n.Reads, want[n.Name])
+		}
+	}
+}

@@ -343,6 +343,9 @@ func (in *inferrer) fold(c *nodeCtx) bool {
 		return false
 	}
 	domain := op.CanonicalDomain(c.p.GetDomain())
+	if domain == "" && c.p.GetOpType() == "ConstantOfShape" && tooBigToFill(c.ins, in.opts.MaxFoldElements) {
+		return false
+	}
 	res := in.opts.Registry.Resolve(domain, c.p.GetOpType(), in.opsets[domain])
 	if res.Builder == nil {
 		return false
@@ -372,6 +375,33 @@ func (in *inferrer) fold(c *nodeCtx) bool {
 		c.outs[i].Why = ""
 	}
 	return true
+}
+
+// tooBigToFill reports a ConstantOfShape whose shape input asks for more than
+// limit elements. Such nodes (a model's weights built at run time) are common,
+// and running the kernel only to have it refuse the allocation would build,
+// and drop, a formatted "exceeds the memory budget" error per node at load.
+// Anything it cannot read is left to the kernel, which decides as before.
+func tooBigToFill(ins []*Info, limit int) bool {
+	if len(ins) < 1 || ins[0] == nil || ins[0].Const == nil || ins[0].Const.DType() != tensor.Int64 {
+		return false
+	}
+	dims, err := ins[0].Const.Int64s()
+	if err != nil {
+		return false
+	}
+	n := int64(1)
+	for _, d := range dims {
+		if d <= 0 {
+			return false // an empty or invalid shape: the kernel decides
+		}
+		if n > int64(limit)/d {
+			n = int64(limit) + 1
+			continue
+		}
+		n *= d
+	}
+	return n > int64(limit)
 }
 
 func int64s(s []int) []int64 {
