@@ -43,16 +43,7 @@ type PackedA struct {
 type PackedB struct {
 	K, N int
 	data []float32
-	src  *float32
 }
-
-// Source returns the address of the first element of the matrix B was
-// packed from, so callers can check a packing still matches its input.
-func (p *PackedB) Source() *float32 { return p.src }
-
-// ForgetSource drops the reference to the matrix B was packed from, for a
-// caller that lets that matrix go (Source is nil afterwards).
-func (p *PackedB) ForgetSource() { p.src = nil }
 
 // PackA packs op(A) (m×k; A is k×m with leading dimension lda when trans),
 // scaled by alpha.
@@ -67,9 +58,6 @@ func PackA(trans bool, m, k int, alpha float32, a []float32, lda int) *PackedA {
 // PackB packs op(B) (k×n; B is n×k with leading dimension ldb when trans).
 func PackB(trans bool, k, n int, b []float32, ldb int) *PackedB {
 	p := &PackedB{K: k, N: n, data: make([]float32, roundUp(max(n, 0), NR)*max(k, 0))}
-	if len(b) > 0 {
-		p.src = &b[0]
-	}
 	for j := 0; j < n; j += NR {
 		packBPanel(trans, b, ldb, 0, k, j, min(NR, n-j), p.data[j*k:(j+NR)*k])
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/gort-dev/gort/runtime/op"
@@ -81,4 +82,53 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestConstBConcurrentPacking: a session's runs share the kernel, so the
+// first runs with several rows may pack the constant B at the same time;
+// each must get the one packing and the right product (run it under -race
+// to see the lock at work).
+func TestConstBConcurrentPacking(t *testing.T) {
+	r := rand.New(rand.NewSource(43))
+	const m, k, n = 6, 29, 19
+	b := kt(r, tensor.Float, n, k)
+	at := attrs{"transB": 1}
+	kern := kspec{opType: "Gemm", opset: 13, at: at, consts: []bool{false, true}}.build(t, []*tensor.Tensor{kt(r, tensor.Float, m, k), b})
+	as := make([]*tensor.Tensor, 8)
+	for i := range as {
+		as[i] = kt(r, tensor.Float, m, k)
+	}
+	got := make([][]float32, len(as))
+	errs := make([]error, len(as))
+	var wg sync.WaitGroup
+	for i := range as {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := kern.Run(&op.Context{Ctx: context.Background()}, []*tensor.Tensor{as[i], b})
+			if err == nil {
+				got[i] = out[0].F32()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	bd := b.F32()
+	for g, a := range as {
+		if errs[g] != nil {
+			t.Fatal(errs[g])
+		}
+		ad := a.F32()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				var w float64
+				for p := 0; p < k; p++ {
+					w += float64(ad[i*k+p]) * float64(bd[j*k+p])
+				}
+				if v := float64(got[g][i*n+j]); math.Abs(v-w) > 1e-4*(1+math.Abs(w)) {
+					t.Fatalf("run %d: y[%d,%d] = %v, want %v", g, i, j, v, w)
+				}
+			}
+		}
+	}
 }

@@ -314,18 +314,29 @@ func gruStep(g, h []float32, rT []*panels, rbh, tmp, rh, omz []float32, linearBe
 
 // lstmUnit is the LSTM cell for one hidden unit: gi, go, gf, gc are the gate
 // pre-activations, c the previous cell state, pi, po, pf the peepholes. It
-// returns the new cell and hidden values (lstmGates' scalar form).
+// returns the new cell and hidden values (lstmGates' scalar form). A zero
+// peephole (absent ones are zero) adds nothing, even to an infinite cell,
+// where 0·c would be NaN: so a model without peepholes gets the same
+// results here as from the SIMD build's peephole-free gates.
 func lstmUnit(gi, gO, gf, gc, c, pi, po, pf float32, inputForget bool) (float32, float32) {
-	gi += pi * c
+	if pi != 0 {
+		gi += pi * c
+	}
 	it := sigmoid32(gi)
 	var ft float32
 	if inputForget {
 		ft = sigmoid32(-gi) // 1 - it, without the cancellation
 	} else {
-		ft = sigmoid32(gf + pf*c)
+		if pf != 0 {
+			gf += pf * c
+		}
+		ft = sigmoid32(gf)
 	}
 	c = ft*c + it*tanh32(gc)
-	ot := sigmoid32(gO + po*c)
+	if po != 0 {
+		gO += po * c
+	}
+	ot := sigmoid32(gO)
 	return c, ot * tanh32(c)
 }
 

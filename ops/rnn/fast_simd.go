@@ -197,8 +197,7 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 // gates, the common case: the gates i, o and f are then one run of 3H
 // sigmoids, and the cell update and h = o ⊙ tanh(c) one loop (~15% faster
 // than the phases). Per element the values are lstmUnit's with zero
-// peepholes (gi + 0·c is gi while c is finite, and where it is not, the
-// node has no peephole product to make NaN).
+// peepholes (which skips a zero peephole's product, NaN for an infinite c).
 func lstmGatesPlain(g, c, h []float32) {
 	H := len(h)
 	gi, gO, gf, gc := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
