@@ -238,7 +238,11 @@ var loadGCState struct {
 // part of creation (DenseNet-121 748 → 596 ms, ResNet-50 515 → 452 without
 // them, standalone in Node). The garbage that matters, the constants that
 // packed weights replace, is collected by plan.releaseConsts every 16 MiB
-// released, and the memory limit set in main still bounds the heap.
+// released, and the memory limit set in main still bounds the heap. The
+// cost: while any load is in progress nothing else is collected either (a
+// concurrent run's garbage, a load's own temporaries), so wasm memory, which
+// never shrinks, can grow by that much; the bench models' peaks stayed at or
+// below the paced collector's (ResNet-50 168 vs 158 MiB, DenseNet lower).
 func loadGC() (restore func()) {
 	loadGCState.Lock()
 	if loadGCState.n == 0 {

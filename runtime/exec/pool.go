@@ -28,7 +28,8 @@ type Pool struct {
 func NewPool() *Pool { return &Pool{free: map[int][][]float32{}} }
 
 // sizeClass rounds n up to 8 steps per power of two, so that values of
-// nearly the same size share buffers while at most 1/8 is wasted.
+// nearly the same size share buffers (a fresh buffer wastes at most 1/8;
+// get may also hand out a parked one up to twice the size, largerClasses).
 func sizeClass(n int) int {
 	if n <= 64 {
 		return 64

@@ -406,9 +406,9 @@ func (c *compiler) releaseConsts(p *Plan, st *Step, w *workGraph, consts map[int
 // pointers, so a collection costs little; the JS package turns the paced
 // collector off while it loads (wasm/main.go: each cycle runs cold,
 // unoptimised code there), so these are then the only collections of a load,
-// and 16 MiB bounds the garbage beside the packed weights (ResNet-50 peaks
-// at 168 MiB of wasm memory, 158 with the paced collector at 50%, 192 with
-// 32 MiB here).
+// and 16 MiB bounds the garbage beside the packed weights (ResNet-50 loaded
+// alone in Node peaks at 168 MiB of wasm memory, 158 with the paced
+// collector at 50%, 192 with 32 MiB here; make bench's 182 includes runs).
 const collectAfter = 16 << 20
 
 // BuildKernel calls a builder, turning a panic into an error so that a

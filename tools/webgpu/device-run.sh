@@ -61,15 +61,18 @@ prepare() {
 # unpack lays out /tmp/gpu: node, node_modules/webgpu, goroot/lib/wasm, the test binaries, the Vulkan loader.
 unpack() {
   W=/tmp/gpu
-  [ -x "$W/node" ] && return 0
-  mkdir -p "$W/node_modules/webgpu/dist/linux-x64" "$W/goroot/lib/wasm" "$W/root"
+  mkdir -p "$W"
   unxz_to() { if command -v xz >/dev/null; then xz -dc "$1" > "$2"; else
     python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$1" "$2"; fi; }
+  # The test binaries are unpacked on every call (a warm machine keeps /tmp/gpu, and a
+  # re-prepared carry folder brings new ones); node, Dawn and the loader only once.
+  for b in webgpu webgpu-simd; do [ -f "$G/$b.test.wasm.xz" ] && unxz_to "$G/$b.test.wasm.xz" "$W/$b.test.wasm"; done
+  [ -x "$W/node" ] && return 0
+  mkdir -p "$W/node_modules/webgpu/dist/linux-x64" "$W/goroot/lib/wasm" "$W/root"
   unxz_to "$G/node.xz" "$W/node" && chmod +x "$W/node"
   unxz_to "$G/dawn.node.xz" "$W/node_modules/webgpu/dist/linux-x64/dawn.node"
   cp "$G/webgpu/index.js" "$G/webgpu/package.json" "$W/node_modules/webgpu/"
   cp "$G/wasm_exec.js" "$W/goroot/lib/wasm/"
-  for b in webgpu webgpu-simd; do unxz_to "$G/$b.test.wasm.xz" "$W/$b.test.wasm"; done
   for f in "$G"/debs/*.deb; do dpkg -x "$f" "$W/root"; done
   cat > "$W/run.mjs" <<'JS'
 // $GOROOT/lib/wasm/wasm_exec_node.js + navigator.gpu from the `webgpu` npm package (Dawn), as in ci-webgpu.sh.
