@@ -241,8 +241,8 @@ var loadGCState struct {
 // released, and the memory limit set in main still bounds the heap. The
 // cost: while any load is in progress nothing else is collected either (a
 // concurrent run's garbage, a load's own temporaries), so wasm memory, which
-// never shrinks, can grow by that much; the bench models' peaks stayed at or
-// below the paced collector's (ResNet-50 168 vs 158 MiB, DenseNet lower).
+// never shrinks, can grow by that much (ResNet-50 loaded alone peaks at 168
+// MiB instead of 158 with the paced collector).
 func loadGC() (restore func()) {
 	loadGCState.Lock()
 	if loadGCState.n == 0 {
