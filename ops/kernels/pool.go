@@ -222,18 +222,18 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 				switch {
 				case sw == 1:
 					w := yrow[lo:hi]
-					sumWindow(w, col[iw0:], KW, dw)
+					sumRows(w, col[iw0:], 0, dw, KW) // window sums: the KW taps as rows dw apart
 					divAll(w, float32(count))
 				case !vecWindow || sw > maxVecStride:
 					for ow := lo; ow < hi; ow++ {
-						sumWindowScalar(yrow[ow:ow+1], col[ow*sw-pw:], KW, dw)
+						sumRowsScalar(yrow[ow:ow+1], col, ow*sw-pw, dw, KW)
 						yrow[ow] /= float32(count)
 					}
 				default:
 					// Every column from the first interior window to the last,
 					// vectorised, then every sw-th, as in MaxPool2D.
 					w := win[:(hi-1-lo)*sw+1]
-					sumWindow(w, col[iw0:], KW, dw)
+					sumRows(w, col[iw0:], 0, dw, KW) // window sums: the KW taps as rows dw apart
 					pick(yrow[lo:hi], w, sw)
 					divAll(yrow[lo:hi], float32(count))
 				}
@@ -299,22 +299,6 @@ func sumRowsScalar(dst, x []float32, off, step, nrows int) {
 			t += x[off+j*step+i]
 		}
 		dst[i] = t
-	}
-}
-
-// sumWindowScalar sets w[i] to x[i] + x[i+dw] + ... + x[i+(KW-1)·dw], added
-// in order.
-func sumWindowScalar(w, x []float32, KW, dw int) {
-	if len(w) == 0 {
-		return
-	}
-	_ = x[len(w)-1+(KW-1)*dw]
-	for i := range w {
-		s := x[i]
-		for kw := 1; kw < KW; kw++ {
-			s += x[i+kw*dw]
-		}
-		w[i] = s
 	}
 }
 

@@ -10,5 +10,4 @@ const maxVecStride = 0
 
 func maxRows(dst, x []float32, off, step, nrows int) { maxRowsScalar(dst, x, off, step, nrows) }
 func sumRows(dst, x []float32, off, step, nrows int) { sumRowsScalar(dst, x, off, step, nrows) }
-func sumWindow(w, x []float32, KW, dw int)           { sumWindowScalar(w, x, KW, dw) }
 func divAll(w []float32, d float32)                  { divAllScalar(w, d) }

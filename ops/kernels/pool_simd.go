@@ -109,41 +109,6 @@ func sumRows(dst, x []float32, off, step, nrows int) {
 	}
 }
 
-// sumWindow is sumWindowScalar four outputs at a time, two vectors per
-// trip and the last four overlapping, as in maxRows (w and x are distinct).
-func sumWindow(w, x []float32, KW, dw int) {
-	n := len(w)
-	if n < 4 {
-		sumWindowScalar(w, x, KW, dw)
-		return
-	}
-	_ = x[n-1+(KW-1)*dw]
-	px, pw := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(w))
-	st := uintptr(dw) * 4
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		o := uintptr(i) * 4
-		s0, s1 := ld4(px, o), ld4(px, o+16)
-		for kw := 1; kw < KW; kw++ {
-			o += st
-			s0, s1 = s0.Add(ld4(px, o)), s1.Add(ld4(px, o+16))
-		}
-		st4(s0, pw, uintptr(i)*4)
-		st4(s1, pw, uintptr(i)*4+16)
-	}
-	for i < n {
-		i = min(i, n-4)
-		o := uintptr(i) * 4
-		s := ld4(px, o)
-		for kw := 1; kw < KW; kw++ {
-			o += st
-			s = s.Add(ld4(px, o))
-		}
-		st4(s, pw, uintptr(i)*4)
-		i += 4
-	}
-}
-
 // divAll is divAllScalar four lanes at a time.
 func divAll(w []float32, d float32) {
 	vd := archsimd.BroadcastFloat32x4(d)

@@ -94,7 +94,7 @@ func TestPoolRowHelpers(t *testing.T) {
 			for _, kw := range []int{1, 2, 3} {
 				for _, dw := range []int{1, 2} {
 					x := randSlice(r, n+(kw-1)*dw)
-					sumWindow(got, x, kw, dw)
+					sumRows(got, x, 0, dw, kw) // the window form AvgPool2D uses
 					for i := range want {
 						s := x[i]
 						for k := 1; k < kw; k++ {
@@ -102,7 +102,7 @@ func TestPoolRowHelpers(t *testing.T) {
 						}
 						want[i] = s
 					}
-					sameF32(t, fmt.Sprint("sumWindow/", n, "/", kw, "/", dw), got, want)
+					sameF32(t, fmt.Sprint("sumRows window/", n, "/", kw, "/", dw), got, want)
 				}
 			}
 			copy(want, got)

@@ -123,17 +123,7 @@ func bnOnDevice(x *tensor.Tensor, stats []*tensor.Tensor, res *tensor.Tensor, co
 		n.Inputs = append(n.Inputs, "res")
 		vals, types = append(vals, res), append(types, typeOf(res))
 	}
-	k, reason := accSimple.Kernel(n, types)
-	if k == nil {
-		return nil, fmt.Errorf("declined: %s", reason)
-	}
-	outs, err := k.(op.ValueKernel).RunValues(&op.Context{}, vals)
-	if err != nil {
-		return nil, err
-	}
-	rv := outs[0].(tensor.Remote)
-	defer rv.Release()
-	return rv.Download()
+	return runNodeOn(accSimple, n, types, vals)
 }
 
 // TestBatchNormReluPlaced: the plan fuses a Relu into a BatchNormalization

@@ -15,7 +15,9 @@ import (
 	_ "github.com/gort-dev/gort/ops" // the CPU operator set, the reference
 	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -235,4 +237,20 @@ func (r *rng) tensor(shape ...int) *tensor.Tensor {
 		t.F32()[i] = float32(int64(r.next()%2001)-1000) / 1000
 	}
 	return t
+}
+
+// runNodeOn builds the device's kernel for one node and runs it on vals,
+// returning its first output downloaded (an error if the device declines).
+func runNodeOn(dev *webgpu.Accelerator, n *op.Node, types []graph.Type, vals []tensor.Value) (*tensor.Tensor, error) {
+	k, reason := dev.Kernel(n, types)
+	if k == nil {
+		return nil, fmt.Errorf("declined: %s", reason)
+	}
+	outs, err := k.(op.ValueKernel).RunValues(&op.Context{}, vals)
+	if err != nil {
+		return nil, err
+	}
+	rv := outs[0].(tensor.Remote)
+	defer rv.Release()
+	return rv.Download()
 }

@@ -244,17 +244,7 @@ func (c *convCase) onDevice(dev *webgpu.Accelerator) (*tensor.Tensor, error) {
 		vals = append(vals, c.res)
 		types = append(types, typeOf(c.res))
 	}
-	k, reason := dev.Kernel(n, types)
-	if k == nil {
-		return nil, fmt.Errorf("declined: %s", reason)
-	}
-	outs, err := k.(op.ValueKernel).RunValues(&op.Context{}, vals)
-	if err != nil {
-		return nil, err
-	}
-	rv := outs[0].(tensor.Remote)
-	defer rv.Release()
-	return rv.Download()
+	return runNodeOn(dev, n, types, vals)
 }
 
 func TestRandomConv(t *testing.T) { testRandomConv(t, false, configs()) }

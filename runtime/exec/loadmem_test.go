@@ -34,16 +34,8 @@ func TestLoadMemory(t *testing.T) {
 	m.Node("MatMul", []string{"c", "w4"}, []string{"y"})
 	m.Output("y", tensor.Float, 1024)
 	data := m.Bytes()
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	s, err := gort.Load(data, nil)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	extra := float64(after.TotalAlloc - before.TotalAlloc)
+	s, allocated := loadCountingAllocs(t, data)
+	extra := float64(allocated)
 	t.Logf("file %d bytes; Load allocated %.0f bytes (%.2f× the file)", len(data), extra, extra/float64(len(data)))
 	if extra > 0.25*float64(len(data)) {
 		t.Errorf("Load allocated %.2f× the file size; the bound is 0.25× (bookkeeping, no copy of the weights)", extra/float64(len(data)))
@@ -83,20 +75,7 @@ func TestLoadPeakConv(t *testing.T) {
 	m.Node("Relu", []string{prev}, []string{"y"})
 	m.Output("y", tensor.Float, 1, 2048, 7, 6)
 	data := m.Bytes()
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	s, err := gort.Load(data, nil)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	peak := float64(len(data)) + float64(after.TotalAlloc-before.TotalAlloc)
-	t.Logf("file %d bytes; file + Load's allocations %.0f bytes (%.2f× the file)", len(data), peak, peak/float64(len(data)))
-	if peak >= 1.5*float64(len(data)) {
-		t.Errorf("loading peaks at %.2f× the file size; the bar is below 1.5×", peak/float64(len(data)))
-	}
+	s := loadBelowFileAndAHalf(t, data)
 	runtime.KeepAlive(s)
 }
 
@@ -180,20 +159,7 @@ func TestLoadPeakFC(t *testing.T) {
 	if len(data) < 32<<20 {
 		t.Fatalf("the model has %d bytes, the test wants ≥ 32 MB of weights", len(data))
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	s, err := gort.Load(data, nil)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	peak := float64(len(data)) + float64(after.TotalAlloc-before.TotalAlloc)
-	t.Logf("file %d bytes; file + Load's allocations %.0f bytes (%.2f× the file)", len(data), peak, peak/float64(len(data)))
-	if peak >= 1.5*float64(len(data)) {
-		t.Errorf("loading peaks at %.2f× the file size; the bar is below 1.5×", peak/float64(len(data)))
-	}
+	s := loadBelowFileAndAHalf(t, data)
 	// The run: a naive float64 reference.
 	x := tensor.New(tensor.Float, 1, k0)
 	fill(x, 5)
@@ -221,6 +187,7 @@ func TestLoadPeakFC(t *testing.T) {
 		return out
 	}
 	want := layer(layer(layer(xs, w0.F32(), k0, n0, true, bias.F32(), true), w1.F32(), n0, n1, false, nil, false), w2.F32(), n1, n2, false, nil, false)
+	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	out, err := s.Run(context.Background(), map[string]tensor.Value{"x": x})
 	runtime.ReadMemStats(&after)
@@ -237,4 +204,35 @@ func TestLoadPeakFC(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(s)
+}
+
+// loadCountingAllocs loads data with the collector off (so nothing Load
+// allocates is reused: an upper bound on its heap's peak) and returns the
+// session and the bytes Load allocated.
+func loadCountingAllocs(t *testing.T, data []byte) (*gort.Session, uint64) {
+	t.Helper()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := gort.Load(data, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, after.TotalAlloc - before.TotalAlloc
+}
+
+// loadBelowFileAndAHalf loads data and fails the test unless the file's
+// bytes (which the caller holds and the session reads its weights from)
+// plus everything Load allocated stay below 1.5× the file: the bar.
+func loadBelowFileAndAHalf(t *testing.T, data []byte) *gort.Session {
+	t.Helper()
+	s, allocated := loadCountingAllocs(t, data)
+	peak := float64(len(data)) + float64(allocated)
+	t.Logf("file %d bytes; file + Load's allocations %.0f bytes (%.2f× the file)", len(data), peak, peak/float64(len(data)))
+	if peak >= 1.5*float64(len(data)) {
+		t.Errorf("loading peaks at %.2f× the file size; the bar is below 1.5×", peak/float64(len(data)))
+	}
+	return s
 }
