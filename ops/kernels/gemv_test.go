@@ -76,11 +76,7 @@ func TestGemvPanel(t *testing.T) {
 		got, want := make([]float32, NR), make([]float32, NR)
 		gemvPanel(x, b, got)
 		gemvPanelScalar(x, b, want)
-		for c := range got {
-			if math.Float32bits(got[c]) != math.Float32bits(want[c]) {
-				t.Fatalf("k=%d: y[%d] = %v, want %v", k, c, got[c], want[c])
-			}
-		}
+		sameF32(t, fmt.Sprintf("k=%d: y", k), got, want)
 	}
 }
 
@@ -169,29 +165,17 @@ func TestGemvUnpackedKernels(t *testing.T) {
 		x := randSlice(r, l)
 		b := [4][]float32{randSlice(r, l+3), randSlice(r, l+1), randSlice(r, l), randSlice(r, l+2)}
 		got, want := dot4(x, b[0], b[1], b[2], b[3]), dot4Scalar(x, b[0], b[1], b[2], b[3])
-		for q := range got {
-			if math.Float32bits(got[q]) != math.Float32bits(want[q]) {
-				t.Fatalf("dot4 len %d: s[%d] = %v, want %v", l, q, got[q], want[q])
-			}
-		}
+		sameF32(t, fmt.Sprintf("dot4 len %d: s", l), got[:], want[:])
 		y0 := randSlice(r, l)
 		gy, wy := append([]float32(nil), y0...), append([]float32(nil), y0...)
 		b8 := [8][]float32{b[0], b[1], b[2], b[3], randSlice(r, l), randSlice(r, l+5), randSlice(r, l), randSlice(r, l+1)}
 		x8 := [8]float32{0.5, -1.25, 3, 0.75, -2, 0.125, 1.5, -0.625}
 		axpy8(gy, &b8, &x8)
 		axpy8Scalar(wy, &b8, &x8)
-		for j := range gy {
-			if math.Float32bits(gy[j]) != math.Float32bits(wy[j]) {
-				t.Fatalf("axpy8 len %d: y[%d] = %v, want %v", l, j, gy[j], wy[j])
-			}
-		}
+		sameF32(t, fmt.Sprintf("axpy8 len %d: y", l), gy, wy)
 		axpy1(gy, b[1], -0.3)
 		axpy1Scalar(wy, b[1], -0.3)
-		for j := range gy {
-			if math.Float32bits(gy[j]) != math.Float32bits(wy[j]) {
-				t.Fatalf("axpy1 len %d: y[%d] = %v, want %v", l, j, gy[j], wy[j])
-			}
-		}
+		sameF32(t, fmt.Sprintf("axpy1 len %d: y", l), gy, wy)
 	}
 }
 
