@@ -123,7 +123,7 @@ type constB struct {
 	src   *float32 // the constant's first element
 	shape []int
 	trans bool
-	mu    sync.Mutex
+	once  sync.Once // packs pb: concurrent first runs wait for one packing
 	pb    *kernels.PackedB
 }
 
@@ -155,9 +155,7 @@ func (c *constB) packed(b *tensor.Tensor, k, n int) *kernels.PackedB {
 	if !c.is(b) {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pb == nil {
+	c.once.Do(func() {
 		kk, nn := c.shape[0], 1
 		if len(c.shape) >= 2 {
 			kk, nn = c.shape[len(c.shape)-2], c.shape[len(c.shape)-1]
@@ -167,7 +165,7 @@ func (c *constB) packed(b *tensor.Tensor, k, n int) *kernels.PackedB {
 			kk, nn = nn, kk
 		}
 		c.pb = kernels.PackB(c.trans, kk, nn, b.F32(), ldb)
-	}
+	})
 	if c.pb.K != k || c.pb.N != n {
 		return nil
 	}
@@ -230,9 +228,11 @@ func buildMatMul(n *op.Node) (any, error) {
 					kernels.SgemvB(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd, p.n, 0, yd[co:], p.n, ep)
 					return
 				}
-				if pb := cb.packed(b, p.k, p.n); pb != nil && bo == 0 {
-					kernels.SgemmPackedB(false, m, 1, ad[ao:], p.k, pb, 0, yd[co:], p.n, ep)
-					return
+				if bo == 0 {
+					if pb := cb.packed(b, p.k, p.n); pb != nil {
+						kernels.SgemmPackedB(false, m, 1, ad[ao:], p.k, pb, 0, yd[co:], p.n, ep)
+						return
+					}
 				}
 				kernels.SgemmEpi(false, false, m, p.n, p.k, 1, ad[ao:], p.k, bd[bo:], p.n, 0, yd[co:], p.n, ep)
 			})
