@@ -4,7 +4,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"sort"
-	"strings"
+	"strconv"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
@@ -175,13 +175,21 @@ func feedSignature(feeds map[string]tensor.Value) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var b strings.Builder
+	// Appended by hand, not through fmt: this runs on every Run, and fmt's
+	// reflection printer was the largest function V8 had to optimise during
+	// a first run.
+	var b []byte
 	for _, n := range names {
-		b.WriteString(n)
+		b = append(b, n...)
 		if t, ok := feeds[n].(shaped); ok {
-			fmt.Fprintf(&b, ":%d%v", t.DType(), t.Shape())
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(t.DType()), 10)
+			for _, d := range t.Shape() {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(d), 10)
+			}
 		}
-		b.WriteByte(0)
+		b = append(b, 0)
 	}
-	return b.String()
+	return string(b)
 }

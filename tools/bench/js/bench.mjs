@@ -4,8 +4,9 @@
 // by run so that the machine's noise hits both alike, on every model of
 // testdata/bench and the generated ones of .cache/bench (tools/genmodels).
 //
-// Per model and runtime: cold create (fresh wasm instance + session), first
-// run, median and p90 of the steady runs, peak wasm memory, the ratio
+// Per model and runtime: cold create (fresh wasm instance + session) and
+// first run, each runtime alone in a fresh Node process (cold.mjs), median
+// and p90 of the steady runs, peak wasm memory, the ratio
 // gort / onnxruntime-web-1-thread, and how far the outputs agree. Then a
 // headless-Chromium variant on two models (browser.mjs) and the GEMM
 // microbenchmark (BenchmarkSgemm of ops/kernels in wasm, in Node).
@@ -61,6 +62,8 @@ const iters = args.quick ? { min: 3, max: 5, budgetMs: 3000 } : { min: 5, max: 2
 // tiering, not the kernels. The cold numbers (create, first run) are taken
 // before it and reported as they are.
 const warmMs = args.quick ? 300 : 1500;
+// Cold starts per runtime and model, each in a fresh process (cold.mjs).
+const coldReps = args.quick ? 1 : 3;
 const warmMaxRuns = 200;
 const stepTimeoutMs = 15 * 60 * 1000;
 
@@ -136,7 +139,38 @@ class Runner {
 const ortDefaultThreads = Math.min(4, Math.ceil(cpus().length / 2));
 const refThreads = Number(args['ort-threads']) || ortDefaultThreads;
 
+// coldStarts measures cold create + first run of each runtime in a fresh
+// Node process of its own (cold.mjs says why), coldReps times, alternating
+// which runtime goes first; it returns the median create and first run per
+// key, and the median of their sums.
+function coldStarts(m, specs) {
+  const per = Object.fromEntries(specs.map((s) => [s.key, { create: [], first: [], sum: [], error: null }]));
+  for (let rep = 0; rep < coldReps; rep++) {
+    for (let j = 0; j < specs.length; j++) {
+      const s = specs[(rep + j) % specs.length];
+      const p = per[s.key];
+      if (p.error) continue;
+      try {
+        const text = execFileSync(process.execPath, [join(here, 'cold.mjs'), s.runtime, String(s.threads), m.dir, gortURL, ortURL],
+          { stdio: ['ignore', 'pipe', 'pipe'], timeout: stepTimeoutMs }).toString();
+        const r = JSON.parse(text.trim().split('\n').pop());
+        if (r.error) { p.error = r.error; continue; }
+        p.create.push(r.create); p.first.push(r.first); p.sum.push(r.create + r.first);
+      } catch (e) {
+        p.error = `cold start: ${String(e.message).split('\n')[0]}`;
+      }
+    }
+  }
+  const out = {};
+  for (const [k, p] of Object.entries(per)) {
+    out[k] = p.sum.length ? { create: median(p.create), first: median(p.first), sum: median(p.sum) } : { error: p.error };
+  }
+  return out;
+}
+
 async function benchModel(m) {
+  const specs = [{ key: 'gort', runtime: 'gort', threads: 0 }, { key: 'ort1', runtime: 'ort', threads: 1 }];
+  const cold = coldStarts(m, specs);
   const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir)];
   if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir));
   const res = { name: m.name };
@@ -174,8 +208,12 @@ async function benchModel(m) {
   }
   res.agreement = outs.gort && outs.ort1 ? agreement(outs.gort, outs.ort1) : null;
   for (const r of runners) {
+    // Create and first run as reported: the fresh-process ones where there
+    // are, else (the reference thread count) those of this process.
+    const c = cold[r.key];
+    const create = c ? c.create ?? null : r.create, first = c ? c.first ?? null : r.first;
     res[r.key] = {
-      label: r.label, error: r.error, create: r.create, first: r.first, threads: r.threads, version: r.version,
+      label: r.label, error: r.error, create, first, threads: r.threads, version: r.version,
       median: r.runs.length ? median(r.runs) : null, p90: r.runs.length ? p90(r.runs) : null, n: r.runs.length, memory: r.memory,
       warmRuns: r.warm.runs,
     };
@@ -183,7 +221,7 @@ async function benchModel(m) {
   }
   const g = res.gort, o = res.ort1;
   res.ratio = g.median && o.median ? g.median / o.median : null;
-  res.coldRatio = g.create != null && g.first != null && o.create != null && o.first != null ? (g.create + g.first) / (o.create + o.first) : null;
+  res.coldRatio = cold.gort.sum && cold.ort1.sum ? cold.gort.sum / cold.ort1.sum : null;
   return res;
 }
 

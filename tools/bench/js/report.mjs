@@ -54,10 +54,12 @@ export function renderMarkdown(res, cmp) {
   L.push('Written by `make bench` (tools/bench/js/bench.mjs); do not edit by hand. One Node process, every runtime in its');
   L.push('own worker thread with a fresh wasm instance per model, runs interleaved. Times in ms, memory in MiB of wasm');
   L.push('memory at its peak (WebAssembly memory never shrinks). **ratio** = gort median / onnxruntime-web 1-thread median');
-  L.push('(below 1: gort is faster); **cold ratio** = the same for cold create + first run. Δ = largest');
+  L.push('(below 1: gort is faster). **create** and **1st run** are cold: each runtime alone in a fresh Node process');
+  L.push('(tools/bench/js/cold.mjs; median of 3, 1 with QUICK), because V8 optimises wasm on background threads shared by');
+  L.push('the process and one runtime\'s compiles slowed the other\'s first run; **cold ratio** = the median of gort\'s');
+  L.push('create + first run / the same for onnxruntime-web. Δ = largest');
   L.push('|gort − ORT| / (1 + |ORT|) over the outputs. **runs** = warm-up runs of gort (ORT ran its own) + steady runs: the');
-  L.push('steady runs follow a warm-up of 1.5 s of runs per runtime (0.3 s with QUICK; at most 200 runs), so that V8 has optimised both modules; the');
-  L.push('first run and cold ratio are taken before it.', '');
+  L.push('steady runs follow a warm-up of 1.5 s of runs per runtime (0.3 s with QUICK; at most 200 runs), so that V8 has optimised both modules.', '');
   L.push(`Machine: ${m.cpu}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node}; gort ${m.gortVersion} at ${m.commit || '?'}; ${m.date}; mode ${m.mode}.`);
   L.push('The machine may be shared: figures on a busy machine are noisy; compare ratios (both runtimes share the noise), not times.', '');
   const ort1 = res.models.find((x) => x.ort1?.version)?.ort1.version;
