@@ -233,7 +233,7 @@ func sessionAndFeeds(args []js.Value) ([]byte, *runtime.Session, map[string]tens
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	feeds, err := feedsFromJS(s, args[1])
+	feeds, err := feedsFromJS(s, args[1], nil)
 	return model, s, feeds, err
 }
 

@@ -242,26 +242,25 @@ func valueToJS(v tensor.Value) (js.Value, error) {
 // inputs. Names, dtypes and dims are validated by the Go session; here only
 // what the conversion itself needs (well-formed wire values, byte length =
 // product of dims × element size).
-func feedsFromJS(s *runtime.Session, f js.Value) (map[string]tensor.Value, error) {
+// feedsFromJS reads a run's feeds; host (nil: none) supplies and records the
+// host tensors they are copied into (feedbufs.go).
+func feedsFromJS(s *runtime.Session, f js.Value, host *hostFeeds) (map[string]tensor.Value, error) {
 	if f.Type() != js.TypeObject || jsval.IsArray(f) {
 		return nil, errs.New(errs.InvalidFeed, "feeds must be an object mapping input names to tensors, got %s", jsval.Describe(f))
 	}
-	declared := map[string]graph.Type{}
-	for _, in := range s.Inputs() {
-		declared[in.Name] = in.Type
-	}
-	for _, in := range s.OverridableInitializers() {
-		declared[in.Name] = in.Type
-	}
 	feeds := map[string]tensor.Value{}
 	for _, name := range jsval.Keys(f) {
-		want, ok := declared[name]
+		want, ok := declaredType(s, name)
 		if !ok {
 			// Let the session report it with the list of valid names.
 			feeds[name] = &tensor.Tensor{}
 			continue
 		}
-		v, err := valueFromJS(f.Get(name), want)
+		var alloc func(tensor.DType, []int) *tensor.Tensor
+		if host != nil {
+			alloc = func(dt tensor.DType, shape []int) *tensor.Tensor { return host.alloc(name, dt, shape) }
+		}
+		v, err := valueFromJS(f.Get(name), want, alloc)
 		if err != nil {
 			return nil, errs.New(errs.InvalidFeed, "%v", err).WithTensor(name)
 		}
@@ -270,7 +269,23 @@ func feedsFromJS(s *runtime.Session, f js.Value) (map[string]tensor.Value, error
 	return feeds, nil
 }
 
-func valueFromJS(w js.Value, want graph.Type) (tensor.Value, error) {
+// declaredType finds the input or overridable initializer name. A scan, not
+// a map built per run: models that list their weights as inputs have
+// hundreds of them, and a run feeds a few.
+func declaredType(s *runtime.Session, name string) (graph.Type, bool) {
+	for _, list := range [][]runtime.IOInfo{s.Inputs(), s.OverridableInitializers()} {
+		for _, in := range list {
+			if in.Name == name {
+				return in.Type, true
+			}
+		}
+	}
+	return graph.Type{}, false
+}
+
+// valueFromJS reads a wire value; alloc makes a host tensor's storage (nil:
+// tensor.New).
+func valueFromJS(w js.Value, want graph.Type, alloc func(tensor.DType, []int) *tensor.Tensor) (tensor.Value, error) {
 	kind := jsval.Get(w, "kind")
 	if kind.Type() != js.TypeString {
 		return nil, fmt.Errorf("expected a gort value, got %s", jsval.Describe(w))
@@ -286,7 +301,7 @@ func valueFromJS(w js.Value, want graph.Type) (tensor.Value, error) {
 		if jsval.IsNullish(inner) {
 			return &tensor.Optional{}, nil
 		}
-		return valueFromJS(inner, want)
+		return valueFromJS(inner, want, alloc)
 	}
 	var v tensor.Value
 	var err error
@@ -296,7 +311,7 @@ func valueFromJS(w js.Value, want graph.Type) (tensor.Value, error) {
 			v, err = gpuFeedFromJS(w, b) // webgpu.go
 			break
 		}
-		v, err = tensorFromJS(w)
+		v, err = tensorFromJSInto(w, alloc)
 	case "sequence":
 		v, err = sequenceFromJS(w, want)
 	default:
@@ -356,7 +371,12 @@ func dimsFromJS(w js.Value) (shape []int, n int, err error) {
 	return shape, n, nil
 }
 
-func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
+func tensorFromJS(w js.Value) (*tensor.Tensor, error) { return tensorFromJSInto(w, nil) }
+
+// tensorFromJSInto is tensorFromJS with the storage made by alloc (nil:
+// tensor.New), which must return a tensor of that dtype and shape; every
+// element is overwritten.
+func tensorFromJSInto(w js.Value, alloc func(tensor.DType, []int) *tensor.Tensor) (*tensor.Tensor, error) {
 	if jsval.Get(w, "kind").String() != "tensor" {
 		return nil, fmt.Errorf("expected a tensor")
 	}
@@ -390,7 +410,12 @@ func tensorFromJS(w js.Value) (*tensor.Tensor, error) {
 	if got := b.Get("byteLength").Int(); eb == 0 || got != n*eb {
 		return nil, fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", shape, n, n*eb, dt, got)
 	}
-	t := tensor.New(dt, shape...)
+	var t *tensor.Tensor
+	if alloc != nil {
+		t = alloc(dt, shape)
+	} else {
+		t = tensor.New(dt, shape...)
+	}
 	switch dt {
 	case tensor.Float16, tensor.BFloat16:
 		h := make([]uint16, n)

@@ -286,7 +286,7 @@ func run(args []js.Value) (func() (any, error), error) {
 	if len(args) < 3 {
 		return nil, argErr("run needs a session, a run id and feeds")
 	}
-	s, _, err := session(args[0])
+	s, sid, err := session(args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +294,8 @@ func run(args []js.Value) (func() (any, error), error) {
 	if err != nil {
 		return nil, argErr("bad run id: %v", err)
 	}
-	feeds, err := feedsFromJS(s, args[2])
+	host := feedBuffersOf(sid).forRun()
+	feeds, err := feedsFromJS(s, args[2], host)
 	if err != nil {
 		return nil, err
 	}
@@ -347,6 +348,7 @@ func run(args []js.Value) (func() (any, error), error) {
 			opts.Yield = y.yield
 		}
 		out, err := s.RunWith(ctx, feeds, fetches, opts)
+		defer host.done(out) // after the outputs' copies below
 		if err != nil {
 			if ctx.Err() != nil && errs.CodeOf(err) != errs.Aborted {
 				// A kernel noticed the cancellation in its own way.
@@ -435,6 +437,7 @@ func release(args []js.Value) (any, error) {
 	delete(reg.sessions, int(id))
 	reg.mu.Unlock()
 	sessionDevices.Delete(int(id))
+	feedBufs.Delete(int(id))
 	return ok, nil
 }
 

@@ -148,6 +148,41 @@ test('every dtype round-trips bit-exactly through a session (bulk byte copies)',
   await e.release();
 });
 
+test('a session copies each run\'s feeds into the previous run\'s memory without mixing runs up', async () => {
+  // wasm/feedbufs.go keeps a session's host feed tensors between runs: Relu
+  // may run in place over the kept x, h converts from float16, b normalises
+  // bools, and the passthrough p is the feed itself (so it is not kept).
+  const s = await InferenceSession.create(model({
+    inputs: [{ name: 'x', type: { tensor: 'float32', shape: ['N', 3] } }, { name: 'h', type: { tensor: 'float16', shape: [2] } },
+      { name: 'b', type: { tensor: 'bool', shape: [2] } }, { name: 'p', type: { tensor: 'int32', shape: [2] } }],
+    outputs: [{ name: 'y', type: { tensor: 'float32', shape: ['N', 3] } }, { name: 'hf', type: { tensor: 'float32', shape: [2] } },
+      { name: 'nb', type: { tensor: 'bool', shape: [2] } }, { name: 'p', type: { tensor: 'int32', shape: [2] } }],
+    nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }, { op: 'Cast', inputs: ['h'], outputs: ['hf'], attrs: { to: 1 } },
+      { op: 'Not', inputs: ['b'], outputs: ['nb'] }],
+  }));
+  const runs = [
+    [[-1, 2, -3, 4, -5, 6], 2, [0x3c00, 0xc000], [1, 0], [1, 2]],
+    [[7, -8, 9, -10, 11, -12], 2, [0x4200, 0x0000], [0, 1], [3, 4]],
+    [[1, -1, 2], 1, [0xbc00, 0x3800], [1, 1], [5, 6]],
+    [[-6, 5, -4, 3, -2, 1], 2, [0x0001, 0x7bff], [0, 0], [7, 8]],
+    [[-6, 5, -4, 3, -2, 1], 2, [0x3c00, 0x3c00], [1, 0], [9, 10]],
+  ];
+  const f16 = { 0x3c00: 1, 0xc000: -2, 0x4200: 3, 0x0000: 0, 0xbc00: -1, 0x3800: 0.5, 0x0001: 2 ** -24, 0x7bff: 65504 };
+  const kept = [];
+  for (const [x, n, h, b, p] of runs) {
+    const out = await s.run({ x: new Tensor('float32', new Float32Array(x), [n, 3]), h: new Tensor('float16', new Uint16Array(h), [2]),
+      b: new Tensor('bool', new Uint8Array(b), [2]), p: new Tensor('int32', new Int32Array(p), [2]) });
+    assert.deepEqual([...out.y.data], x.map((v) => Math.max(0, v)));
+    assert.deepEqual(out.y.dims, [n, 3]);
+    assert.deepEqual([...out.hf.data], h.map((v) => f16[v]));
+    assert.deepEqual([...out.nb.data].map(Number), b.map((v) => 1 - v));
+    assert.deepEqual([...out.p.data], p);
+    kept.push([out, p]);
+  }
+  for (const [out, p] of kept) assert.deepEqual([...out.p.data], p, 'an earlier result changed');
+  await s.release();
+});
+
 test('sequences (arrays of Tensors) and optionals (null) as feeds and results', async () => {
   const s = await InferenceSession.create(passthrough([
     { name: 'seq', type: { sequence: { tensor: 'int32', shape: ['N'] } } },
