@@ -123,33 +123,33 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 	}
 	switch d := x.Data().(type) {
 	case []float32:
-		castFrom(d, true, out, o)
+		castF32(d, out, o)
 	case []float64:
-		castFrom(d, true, out, o)
+		castWide(d, 0, true, 64, out, o)
 	case []int8:
-		castFrom(d, false, out, o)
+		castVia[int64](d, out, o)
 	case []int16:
-		castFrom(d, false, out, o)
+		castVia[int64](d, out, o)
 	case []int32:
-		castFrom(d, false, out, o)
+		castVia[int64](d, out, o)
 	case []int64:
-		castFrom(d, false, out, o)
+		castWide(d, 0, false, 0, out, o)
 	case []uint8:
 		if from.IsCodeType() {
 			v, err := decodeCodes(x)
 			if err != nil {
 				return nil, err
 			}
-			castFrom(v, true, out, o)
+			castWide(v, 0, true, 64, out, o)
 		} else {
-			castFrom(d, false, out, o)
+			castVia[uint64](d, out, o)
 		}
 	case []uint16:
-		castFrom(d, false, out, o)
+		castVia[uint64](d, out, o)
 	case []uint32:
-		castFrom(d, false, out, o)
+		castVia[uint64](d, out, o)
 	case []uint64:
-		castFrom(d, false, out, o)
+		castWide(d, 0, false, 0, out, o)
 	case []bool:
 		if to == tensor.String {
 			od := out.Strings()
@@ -167,7 +167,7 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 				u[i] = 1
 			}
 		}
-		castFrom(u, false, out, o)
+		castVia[uint64](u, out, o)
 	case []string:
 		if err := castString(d, out, o); err != nil {
 			return nil, err
@@ -178,24 +178,76 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 	return out, nil
 }
 
-// castFrom writes src (floats when isFloat) into out, whatever out's dtype.
-func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o castOpts) {
+// castChunk is how many elements castVia and castF32 widen at a time, on the
+// stack: small enough for the cache, large enough that the per-chunk dispatch
+// costs nothing.
+const castChunk = 512
+
+// castF32 casts float32 data (also float16 and bfloat16, stored as float32).
+// The targets a model's float paths use (float32, float16, bfloat16, float64)
+// get their own loops; every other target goes through castWide, since
+// widening a float32 to float64 is exact and the float32 width (bits) keeps
+// the string form (the digits that round-trip a float32).
+func castF32(src []float32, out *tensor.Tensor, o castOpts) {
+	switch to := out.DType(); to {
+	case tensor.Float:
+		copy(out.F32(), src)
+		return
+	case tensor.Float16, tensor.BFloat16:
+		od := out.F32()
+		copy(od, src)
+		tensor.RoundTo(to, od)
+		return
+	case tensor.Double:
+		od := out.F64()
+		for i, v := range src {
+			od[i] = float64(v)
+		}
+		return
+	}
+	var buf [castChunk]float64
+	for off := 0; off < len(src); off += castChunk {
+		s := src[off:min(off+castChunk, len(src))]
+		w := buf[:len(s)]
+		for i, v := range s {
+			w[i] = float64(v)
+		}
+		castWide(w, off, true, 32, out, o)
+	}
+}
+
+// castVia casts integers narrower than 64 bits by widening them a chunk at a
+// time to W (int64 for signed, uint64 for unsigned sources): the widened value
+// is the same number, and converting it to any target (wrapping to an integer,
+// rounding once to a float, formatting) gives what converting the narrow one
+// would, so castWide needs only three instantiations instead of one per type.
+func castVia[W int64 | uint64, S int8 | int16 | int32 | uint8 | uint16 | uint32](src []S, out *tensor.Tensor, o castOpts) {
+	var buf [castChunk]W
+	for off := 0; off < len(src); off += castChunk {
+		s := src[off:min(off+castChunk, len(src))]
+		w := buf[:len(s)]
+		for i, v := range s {
+			w[i] = W(v)
+		}
+		castWide(w, off, false, 0, out, o)
+	}
+}
+
+// castWide writes src (floats when isFloat, formatted at the given width in
+// bits as strings) into out[off:off+len(src)], whatever out's dtype.
+func castWide[S int64 | uint64 | float64](src []S, off int, isFloat bool, bits int, out *tensor.Tensor, o castOpts) {
 	to := out.DType()
+	end := off + len(src)
 	switch to {
 	case tensor.Float:
-		od := out.F32()
+		od := out.F32()[off:end]
 		for i, v := range src {
 			od[i] = float32(v)
 		}
 		return
 	case tensor.Float16, tensor.BFloat16:
-		od := out.F32()
-		if f32, ok := any(src).([]float32); ok {
-			copy(od, f32)
-			tensor.RoundTo(to, od)
-			return
-		}
 		// Round from float64 directly; through float32 it could round twice.
+		od := out.F32()[off:end]
 		f := minifloat.F16
 		if to == tensor.BFloat16 {
 			f = minifloat.BF16
@@ -205,45 +257,39 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 		}
 		return
 	case tensor.Double:
-		od := out.F64()
+		od := out.F64()[off:end]
 		for i, v := range src {
 			od[i] = float64(v)
 		}
 		return
 	case tensor.Bool:
-		od := out.Bools()
+		od := out.Bools()[off:end]
 		for i, v := range src {
 			od[i] = v != 0
 		}
 		return
 	case tensor.String:
-		od := out.Strings()
+		od := out.Strings()[off:end]
 		for i, v := range src {
 			switch {
-			case !isFloat:
-				if isSignedT[S]() {
-					od[i] = strconv.FormatInt(int64(v), 10)
-				} else {
-					od[i] = strconv.FormatUint(uint64(v), 10)
-				}
-			default:
-				bits := 64
-				if _, ok := any(src).([]float32); ok {
-					bits = 32
-				}
+			case isFloat:
 				od[i] = pyFloat(float64(v), bits)
+			case isSignedT[S]():
+				od[i] = strconv.FormatInt(int64(v), 10)
+			default:
+				od[i] = strconv.FormatUint(uint64(v), 10)
 			}
 		}
 		return
 	case tensor.Float8E8M0:
-		od := tensor.Data[uint8](out)
+		od := tensor.Data[uint8](out)[off:end]
 		for i, v := range src {
 			od[i] = minifloat.EncodeE8M0(float64(v), o.roundMode, o.saturate)
 		}
 		return
 	}
 	if f, ok := minifloat.ForDType(to); ok {
-		od := tensor.Data[uint8](out)
+		od := tensor.Data[uint8](out)[off:end]
 		for i, v := range src {
 			od[i] = uint8(f.Encode(float64(v), o.saturate, o.infToNaN))
 		}
@@ -251,6 +297,7 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 	}
 	switch od := out.Data().(type) {
 	case []int8:
+		od = od[off:end]
 		toInt(od, src, isFloat)
 		switch to {
 		case tensor.Int4:
@@ -263,12 +310,13 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 			}
 		}
 	case []int16:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	case []int32:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	case []int64:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	case []uint8:
+		od = od[off:end]
 		toInt(od, src, isFloat)
 		switch to {
 		case tensor.Uint4:
@@ -281,11 +329,11 @@ func castFrom[S tensor.Number](src []S, isFloat bool, out *tensor.Tensor, o cast
 			}
 		}
 	case []uint16:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	case []uint32:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	case []uint64:
-		toInt(od, src, isFloat)
+		toInt(od[off:end], src, isFloat)
 	}
 }
 
@@ -343,7 +391,7 @@ func castString(src []string, out *tensor.Tensor, o castOpts) error {
 				v[i] = floatToInt(f)
 			}
 		}
-		castFrom(v, false, out, o)
+		castWide(v, 0, false, 0, out, o)
 		return nil
 	}
 	bits := 64
@@ -358,7 +406,7 @@ func castString(src []string, out *tensor.Tensor, o castOpts) error {
 		}
 		v[i] = f
 	}
-	castFrom(v, true, out, o)
+	castWide(v, 0, true, 64, out, o)
 	return nil
 }
 

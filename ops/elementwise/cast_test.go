@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -119,4 +120,35 @@ func TestCastFloat16String(t *testing.T) {
 	// that identify it among float16 values.
 	h := f32([]int{3}, 0.0999755859375, 1, 65504).WithDType(tensor.Float16)
 	checkTensor(t, "f16→string", castTo(t, 25, h, tensor.String, nil), tensor.String, []int{3}, []string{"0.1", "1.0", "65500.0"})
+}
+
+// TestCastChunks casts inputs longer than castChunk (narrow integers and
+// float32 are widened a chunk at a time) and checks every element, the ones at
+// the chunk seams included, against Go's own conversions.
+func TestCastChunks(t *testing.T) {
+	const n = 2*castChunk + 41
+	i16 := make([]int16, n)
+	u8 := make([]uint8, n)
+	fl := make([]float32, n)
+	wantI8 := make([]int8, n)
+	wantF := make([]float64, n)
+	wantI32 := make([]int32, n)
+	wantU4 := make([]uint8, n)
+	wantS := make([]string, n)
+	for i := range n {
+		i16[i] = int16(i*97 - 30000)
+		u8[i] = uint8(i * 7)
+		fl[i] = float32(i)*0.75 - 500
+		wantI8[i] = int8(i16[i])
+		wantF[i] = float64(u8[i])
+		wantI32[i] = int32(fl[i])
+		wantU4[i] = uint8(i16[i]) & 0xf
+		wantS[i] = strconv.Itoa(int(u8[i]))
+	}
+	sh := []int{3, n / 3}
+	checkTensor(t, "i16→i8", castTo(t, 25, tensor.Of(sh, i16), tensor.Int8, nil), tensor.Int8, sh, wantI8)
+	checkTensor(t, "i16→u4", castTo(t, 25, tensor.Of(sh, i16), tensor.Uint4, nil), tensor.Uint4, sh, wantU4)
+	checkTensor(t, "u8→f32", castTo(t, 25, tensor.Of(sh, u8), tensor.Float, nil), tensor.Float, sh, wantF)
+	checkTensor(t, "u8→string", castTo(t, 25, tensor.Of(sh, u8), tensor.String, nil), tensor.String, sh, wantS)
+	checkTensor(t, "f32→i32", castTo(t, 25, tensor.Of(sh, fl), tensor.Int32, nil), tensor.Int32, sh, wantI32)
 }
