@@ -1,6 +1,7 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -8,7 +9,9 @@ import (
 // The data-movement ops in this package must work for every dtype, whose
 // storage is one of fourteen Go slice types. Rather than repeating a type
 // switch in every op, moverFor picks, once per call, a mover instantiated
-// for the storage's element type; its methods then run typed, tight loops.
+// for the storage's element width (float32 keeps its own, the models' dtype;
+// other plain bits move as unsigned integers of their width, see opsutil.As);
+// its methods then run typed, tight loops.
 
 // mover moves elements between two storages of the same Go type.
 type mover interface {
@@ -33,29 +36,31 @@ type mover interface {
 type moverT[T any] struct{}
 
 func (moverT[T]) copyRange(dst any, di int, src any, si, n int) {
-	copy(dst.([]T)[di:di+n], src.([]T)[si:si+n])
+	d, s := opsutil.As2[T](dst, src)
+	copy(d[di:di+n], s[si:si+n])
 }
 
 func (moverT[T]) take(dst, src any, idx []int) {
-	d, s := dst.([]T), src.([]T)
+	d, s := opsutil.As2[T](dst, src)
 	for i, j := range idx {
 		d[i] = s[j]
 	}
 }
 
 func (moverT[T]) put(dst, src any, idx []int) {
-	d, s := dst.([]T), src.([]T)
+	d, s := opsutil.As2[T](dst, src)
 	for i, j := range idx {
 		d[j] = s[i]
 	}
 }
 
 func (moverT[T]) fill(dst, src any, j int) {
-	d := dst.([]T)
+	d := opsutil.As[T](dst)
 	if len(d) == 0 {
 		return
 	}
-	v := src.([]T)[j]
+	_, s := opsutil.As2[T](dst, src)
+	v := s[j]
 	// Doubling copies run at memmove speed (weights made by ConstantOfShape
 	// are filled at load: 100 MB for ResNet-50).
 	d[0] = v
@@ -65,11 +70,13 @@ func (moverT[T]) fill(dst, src any, j int) {
 }
 
 func (moverT[T]) strided(dst, src any, shape []int, base int, strides []int) {
-	stridedCopy(dst.([]T), src.([]T), shape, base, strides)
+	d, s := opsutil.As2[T](dst, src)
+	stridedCopy(d, s, shape, base, strides)
 }
 
 func (moverT[T]) tiled(dst, src any, shape []int, strides []int, j int) {
-	tiledCopy(dst.([]T), src.([]T), shape, strides, j)
+	d, s := opsutil.As2[T](dst, src)
+	tiledCopy(d, s, shape, strides, j)
 }
 
 // tile is the edge of the square blocks tiledCopy moves.
@@ -173,26 +180,14 @@ func moverFor(data any) mover {
 	switch data.(type) {
 	case []float32:
 		return moverT[float32]{}
-	case []float64:
-		return moverT[float64]{}
-	case []int8:
-		return moverT[int8]{}
-	case []int16:
-		return moverT[int16]{}
-	case []int32:
-		return moverT[int32]{}
-	case []int64:
-		return moverT[int64]{}
-	case []uint8:
-		return moverT[uint8]{}
-	case []uint16:
-		return moverT[uint16]{}
-	case []uint32:
-		return moverT[uint32]{}
-	case []uint64:
+	case []float64, []int64, []uint64:
 		return moverT[uint64]{}
-	case []bool:
-		return moverT[bool]{}
+	case []int32, []uint32:
+		return moverT[uint32]{}
+	case []int16, []uint16:
+		return moverT[uint16]{}
+	case []int8, []uint8, []bool:
+		return moverT[uint8]{}
 	case []string:
 		return moverT[string]{}
 	case []complex64:
