@@ -1,6 +1,9 @@
 package resample
 
 import (
+	"reflect"
+
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -11,50 +14,41 @@ import (
 // is nil or empty). It moves data of every dtype without arithmetic, which
 // is all Pad, CenterCropPad and nearest Resize need.
 func gatherAxes(out, x *tensor.Tensor, maps [][]int, fill *tensor.Tensor) {
+	if fill != nil && fill.Len() > 0 && reflect.TypeOf(fill.Data()) != reflect.TypeOf(out.Data()) {
+		op.Fail("fill value of type %s does not match the data", fill.DType())
+	}
+	// By element width: gathering moves bits (see opsutil.As).
 	switch d := out.Data().(type) {
 	case []float32:
-		gatherT(d, tensor.Data[float32](x), x.Shape(), maps, first[float32](fill))
-	case []float64:
-		gatherT(d, tensor.Data[float64](x), x.Shape(), maps, first[float64](fill))
-	case []int8:
-		gatherT(d, tensor.Data[int8](x), x.Shape(), maps, first[int8](fill))
-	case []int16:
-		gatherT(d, tensor.Data[int16](x), x.Shape(), maps, first[int16](fill))
-	case []int32:
-		gatherT(d, tensor.Data[int32](x), x.Shape(), maps, first[int32](fill))
-	case []int64:
-		gatherT(d, tensor.Data[int64](x), x.Shape(), maps, first[int64](fill))
-	case []uint8:
-		gatherT(d, tensor.Data[uint8](x), x.Shape(), maps, first[uint8](fill))
-	case []uint16:
-		gatherT(d, tensor.Data[uint16](x), x.Shape(), maps, first[uint16](fill))
-	case []uint32:
-		gatherT(d, tensor.Data[uint32](x), x.Shape(), maps, first[uint32](fill))
-	case []uint64:
-		gatherT(d, tensor.Data[uint64](x), x.Shape(), maps, first[uint64](fill))
-	case []bool:
-		gatherT(d, tensor.Data[bool](x), x.Shape(), maps, first[bool](fill))
+		gatherW[float32](out, x, maps, fill)
+	case []float64, []int64, []uint64:
+		gatherW[uint64](out, x, maps, fill)
+	case []int32, []uint32:
+		gatherW[uint32](out, x, maps, fill)
+	case []int16, []uint16:
+		gatherW[uint16](out, x, maps, fill)
+	case []int8, []uint8, []bool:
+		gatherW[uint8](out, x, maps, fill)
 	case []string:
-		gatherT(d, tensor.Data[string](x), x.Shape(), maps, first[string](fill))
+		gatherW[string](out, x, maps, fill)
 	case []complex64:
-		gatherT(d, tensor.Data[complex64](x), x.Shape(), maps, first[complex64](fill))
+		gatherW[complex64](out, x, maps, fill)
 	case []complex128:
-		gatherT(d, tensor.Data[complex128](x), x.Shape(), maps, first[complex128](fill))
+		gatherW[complex128](out, x, maps, fill)
 	default:
 		op.Fail("unsupported storage %T", d)
 	}
 }
 
-func first[T any](t *tensor.Tensor) T {
-	var z T
-	if t == nil || t.Len() == 0 {
-		return z
+// gatherW is gatherAxes for storages of element T (or of T's width); fill's
+// storage, when given, is out's.
+func gatherW[T any](out, x *tensor.Tensor, maps [][]int, fill *tensor.Tensor) {
+	var f T
+	if fill != nil && fill.Len() > 0 {
+		f = opsutil.As[T](fill.Data())[0]
 	}
-	if s, ok := t.Data().([]T); ok {
-		return s[0]
-	}
-	op.Fail("fill value of type %s does not match the data", t.DType())
-	return z
+	d, s := opsutil.As2[T](out.Data(), x.Data())
+	gatherT(d, s, x.Shape(), maps, f)
 }
 
 func gatherT[T any](dst, src []T, inShape []int, maps [][]int, fill T) {
