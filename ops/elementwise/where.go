@@ -1,13 +1,14 @@
 package elementwise
 
 import (
+	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // Where selects per element with three-way broadcasting. Every dtype is
 // allowed (strings and bools too), so the kernel is generic over the storage
-// type rather than tensor.Number.
+// element (its width, for plain bits) rather than tensor.Number.
 
 func init() { op.Register("Where", []int{9, 16}, buildWhere) }
 
@@ -28,29 +29,18 @@ func buildWhere(n *op.Node) (any, error) {
 			return nil, err
 		}
 		out := ctx.New(x.DType(), shape...)
+		// By element width: selecting moves bits (see opsutil.As).
 		switch x.Data().(type) {
 		case []float32:
 			where[float32](out, c, x, y)
-		case []float64:
-			where[float64](out, c, x, y)
-		case []int8:
-			where[int8](out, c, x, y)
-		case []int16:
-			where[int16](out, c, x, y)
-		case []int32:
-			where[int32](out, c, x, y)
-		case []int64:
-			where[int64](out, c, x, y)
-		case []uint8:
-			where[uint8](out, c, x, y)
-		case []uint16:
-			where[uint16](out, c, x, y)
-		case []uint32:
-			where[uint32](out, c, x, y)
-		case []uint64:
+		case []float64, []int64, []uint64:
 			where[uint64](out, c, x, y)
-		case []bool:
-			where[bool](out, c, x, y)
+		case []int32, []uint32:
+			where[uint32](out, c, x, y)
+		case []int16, []uint16:
+			where[uint16](out, c, x, y)
+		case []int8, []uint8, []bool:
+			where[uint8](out, c, x, y)
 		case []string:
 			where[string](out, c, x, y)
 		case []complex64:
@@ -65,7 +55,7 @@ func buildWhere(n *op.Node) (any, error) {
 }
 
 func where[T any](out, c, x, y *tensor.Tensor) {
-	cd, xd, yd, od := c.Bools(), tensor.Data[T](x), tensor.Data[T](y), tensor.Data[T](out)
+	cd, xd, yd, od := c.Bools(), opsutil.As[T](x.Data()), opsutil.As[T](y.Data()), opsutil.As[T](out.Data())
 	p := newPlan(out.Shape(), c.Shape(), x.Shape(), y.Shape())
 	sc, sx, sy := p.inner[0], p.inner[1], p.inner[2]
 	p.each(func(o int, offs []int, n int) {
