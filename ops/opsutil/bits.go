@@ -21,20 +21,32 @@ func As[T any](data any) []T {
 	if d, ok := data.([]T); ok {
 		return d
 	}
-	p, n, size := plain(data)
-	if size != unsafe.Sizeof(*new(T)) {
-		op.Fail("cannot view %T as %T", data, []T(nil))
-	}
+	p, n := view(data, unsafe.Sizeof(*new(T)))
 	return unsafe.Slice((*T)(p), n)
 }
 
 // As2 is As for a destination and a source, which must be storages of the
 // same Go type (a float32 is not moved into an int32 storage).
 func As2[T any](dst, src any) ([]T, []T) {
+	sameStorage(dst, src)
+	return As[T](dst), As[T](src)
+}
+
+// view returns the first element and length of data, a plain-bits storage
+// with elements of the given size; the checks out of As keep its many
+// instantiations small.
+func view(data any, size uintptr) (unsafe.Pointer, int) {
+	p, n, s := plain(data)
+	if s != size {
+		op.Fail("cannot view %T as elements of %d bytes", data, size)
+	}
+	return p, n
+}
+
+func sameStorage(dst, src any) {
 	if reflect.TypeOf(dst) != reflect.TypeOf(src) {
 		op.Fail("cannot move %T into %T", src, dst)
 	}
-	return As[T](dst), As[T](src)
 }
 
 // plain returns the first element, length and element size of a plain-bits
