@@ -553,6 +553,11 @@ func bitNot[T integer](dst, src []T) {
 
 // ---- comparisons ----
 
+// buildCompare returns the builder of the comparison op name.
+// Not inlined: each inlined call (one per registered op) would carry its
+// own copy of the kernel closure, kilobytes each in gort.wasm.
+//
+//go:noinline
 func buildCompare(name string) op.Builder {
 	return func(n *op.Node) (any, error) {
 		bin, err := newBinary(n)

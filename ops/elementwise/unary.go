@@ -70,6 +70,11 @@ func floatKernel(name string, f floatFn, ints intKernel) op.Kernel {
 
 // floatKernelVec is floatKernel with vec32, when not nil, a whole-slice
 // form of f.f32 (a vectorised loop) used in its place.
+//
+// Not inlined: each inlined call (one per registered op) would carry its
+// own copy of the kernel closure, kilobytes each in gort.wasm.
+//
+//go:noinline
 func floatKernelVec(name string, f floatFn, vec32 func(dst, src []float32), ints intKernel) op.Kernel {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil {

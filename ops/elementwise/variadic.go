@@ -17,6 +17,11 @@ func init() {
 	op.Register("Mean", []int{1, 6, 8, 13}, variadic("Mean", opAdd, true))
 }
 
+// variadic returns the builder of the variadic op name (k folds the inputs; mean divides by their count).
+// Not inlined: each inlined call (one per registered op) would carry its
+// own copy of the kernel closure, kilobytes each in gort.wasm.
+//
+//go:noinline
 func variadic(name string, k arithOp, mean bool) op.Builder {
 	return func(n *op.Node) (any, error) {
 		intsOK := (name == "Max" || name == "Min") && n.Version >= 12

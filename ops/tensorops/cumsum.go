@@ -17,6 +17,11 @@ func init() {
 // Results stay in the element type (integers wrap), as numpy's cumsum and
 // cumprod do. CumSum-14 only added float16/bfloat16; CumProd takes fewer
 // types (float and 32/64-bit integers), as its spec lists.
+//
+// Not inlined: each inlined call (one per registered op) would carry its
+// own copy of the kernel closure, kilobytes each in gort.wasm.
+//
+//go:noinline
 func buildCumulative(name string, product bool) op.Builder {
 	return func(n *op.Node) (any, error) {
 		a := &op.Attribs{N: n}
