@@ -1,7 +1,7 @@
 package graph
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -52,7 +52,7 @@ func (l *loader) expandFunctions(nodes []*pb.NodeProto, opsets map[string]int, c
 		}
 		call := n.GetName()
 		if call == "" {
-			call = fmt.Sprintf("%s%s#%d", prefix, n.GetOpType(), i)
+			call = prefix + n.GetOpType() + "#" + strconv.Itoa(i)
 		}
 		// The call's name prefixes the function's internal values, so it
 		// must be unique even when the model reuses node names.
@@ -77,7 +77,7 @@ func (l *loader) uniqueCallName(name string) string {
 	}
 	u := name
 	for i := 1; l.callNames[u]; i++ {
-		u = fmt.Sprintf("%s~%d", name, i)
+		u = name + "~" + strconv.Itoa(i)
 	}
 	l.callNames[u] = true
 	return u

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"container/heap"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -230,7 +229,7 @@ func (l *loader) graph(gp *pb.GraphProto, opsets map[string]int, outer *scopeNam
 	for i, np := range nodes {
 		name := np.proto.GetName()
 		if name == "" {
-			name = fmt.Sprintf("%s#%d", np.proto.GetOpType(), i)
+			name = np.proto.GetOpType() + "#" + strconv.Itoa(i)
 		}
 		for _, out := range np.proto.GetOutput() {
 			if err := define(out, "node "+name); err != nil {

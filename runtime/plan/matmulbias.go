@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/gort-dev/gort/runtime/graph"
@@ -55,7 +54,7 @@ func (c *compiler) matMulBias(w *workGraph, rep *Report) {
 		}
 		w.replace(mm, &fused)
 		drop[add] = true
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (bias Add fused into MatMul)", mm.Name, add.Name))
+		rep.Fused = append(rep.Fused, mm.Name+"+"+add.Name+" (bias Add fused into MatMul)")
 	}
 	w.remove(drop)
 }

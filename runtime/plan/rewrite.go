@@ -1,9 +1,9 @@
 package plan
 
 import (
-	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gort-dev/gort/runtime/graph"
@@ -274,7 +274,7 @@ func (c *compiler) foldBatchNorm(w *workGraph, rep *Report) {
 				w.dropConst(old)
 			}
 		}
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the weights)", dropFolded(drop, conv, folded)))
+		rep.Fused = append(rep.Fused, dropFolded(drop, conv, folded)+" (folded into the weights)")
 	}
 	w.remove(drop)
 }
@@ -364,7 +364,7 @@ func (c *compiler) foldIntoBatchNorm(w *workGraph, rep *Report) {
 		merged.Outputs = []string{out}
 		merged.Reads = replaceUnique(slices.Clone(merged.Inputs), "", "")
 		w.replace(bn, &merged)
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (folded into the BatchNormalization)", dropFolded(drop, bn, folded)))
+		rep.Fused = append(rep.Fused, dropFolded(drop, bn, folded)+" (folded into the BatchNormalization)")
 	}
 	w.remove(drop)
 }
@@ -552,7 +552,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 		if at != p {
 			drop[p] = true
 		}
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s (fused into %s)", strings.Join(names, "+"), p.OpType))
+		rep.Fused = append(rep.Fused, strings.Join(names, "+")+" (fused into "+p.OpType+")")
 	}
 	w.remove(drop)
 }
@@ -658,7 +658,7 @@ func (w *workGraph) freshName(base string) string {
 	}
 	name := base
 	for i := 2; used(name); i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
+		name = base + "_" + strconv.Itoa(i)
 	}
 	return name
 }
@@ -780,7 +780,7 @@ func (c *compiler) matMulAddToGemm(w *workGraph, rep *Report) {
 		gemm.Reads = replaceUnique(append(slices.Clone(mm.Reads), cName), "", "")
 		w.replace(mm, &gemm)
 		drop[add] = true
-		rep.Fused = append(rep.Fused, fmt.Sprintf("%s+%s (MatMul and Add as Gemm)", mm.Name, add.Name))
+		rep.Fused = append(rep.Fused, mm.Name+"+"+add.Name+" (MatMul and Add as Gemm)")
 	}
 	w.remove(drop)
 }

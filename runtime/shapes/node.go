@@ -2,6 +2,7 @@ package shapes
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -143,7 +144,7 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 	vals := in.res.Values
 	name := p.GetName()
 	if name == "" {
-		name = fmt.Sprintf("%s#%d", p.GetOpType(), index)
+		name = p.GetOpType() + "#" + strconv.Itoa(index)
 	}
 	domain := op.CanonicalDomain(p.GetDomain())
 	c := &nodeCtx{in: in, p: p, name: name, index: index, attrs: map[string]*pb.AttributeProto{}}
