@@ -98,38 +98,102 @@ func gemv8(out, v, m []float32) {
 	}
 }
 
+// The activations' constants, four lanes each, loaded from memory (k4)
+// rather than splatted from an immediate at each use, which the loops
+// repeat per vector: one step's gates without peepholes (H = 64) measured
+// 12% faster (607 against 689 ns, medians of six interleaved runs). A
+// table of single floats splatted at use was slower than either (885 ns).
+const (
+	kNegTanhClamp = iota
+	kTanhClamp
+	kTanhA13
+	kTanhA11
+	kTanhA9
+	kTanhA7
+	kTanhA5
+	kTanhA3
+	kTanhA1
+	kTanhB6
+	kTanhB4
+	kTanhB2
+	kTanhB0
+	kOne
+	kExpLo
+	kExpHi
+	kExpLog2e
+	kExpC1
+	kExpC2
+	kExpP0
+	kExpP1
+	kExpP2
+	kExpP3
+	kExpP4
+	kExpP5
+)
+
+var actK = [...][4]float32{
+	kNegTanhClamp: {-tanhClamp, -tanhClamp, -tanhClamp, -tanhClamp},
+	kTanhClamp:    {tanhClamp, tanhClamp, tanhClamp, tanhClamp},
+	kTanhA13:      {tanhA13, tanhA13, tanhA13, tanhA13},
+	kTanhA11:      {tanhA11, tanhA11, tanhA11, tanhA11},
+	kTanhA9:       {tanhA9, tanhA9, tanhA9, tanhA9},
+	kTanhA7:       {tanhA7, tanhA7, tanhA7, tanhA7},
+	kTanhA5:       {tanhA5, tanhA5, tanhA5, tanhA5},
+	kTanhA3:       {tanhA3, tanhA3, tanhA3, tanhA3},
+	kTanhA1:       {tanhA1, tanhA1, tanhA1, tanhA1},
+	kTanhB6:       {tanhB6, tanhB6, tanhB6, tanhB6},
+	kTanhB4:       {tanhB4, tanhB4, tanhB4, tanhB4},
+	kTanhB2:       {tanhB2, tanhB2, tanhB2, tanhB2},
+	kTanhB0:       {tanhB0, tanhB0, tanhB0, tanhB0},
+	kOne:          {1, 1, 1, 1},
+	kExpLo:        {expLo, expLo, expLo, expLo},
+	kExpHi:        {expHi, expHi, expHi, expHi},
+	kExpLog2e:     {expLog2e, expLog2e, expLog2e, expLog2e},
+	kExpC1:        {expC1, expC1, expC1, expC1},
+	kExpC2:        {expC2, expC2, expC2, expC2},
+	kExpP0:        {expP0, expP0, expP0, expP0},
+	kExpP1:        {expP1, expP1, expP1, expP1},
+	kExpP2:        {expP2, expP2, expP2, expP2},
+	kExpP3:        {expP3, expP3, expP3, expP3},
+	kExpP4:        {expP4, expP4, expP4, expP4},
+	kExpP5:        {expP5, expP5, expP5, expP5},
+}
+
+// k4 is constant i of actK.
+func k4(i int) f32x4 { return archsimd.LoadFloat32x4Array(&actK[i]) }
+
 // tanh4 is tanh32 on four lanes.
 func tanh4(x f32x4) f32x4 {
-	x = x.Max(bc(-tanhClamp)).Min(bc(tanhClamp))
+	x = x.Max(k4(kNegTanhClamp)).Min(k4(kTanhClamp))
 	x2 := x.Mul(x)
-	p := x2.Mul(bc(tanhA13)).Add(bc(tanhA11))
-	p = p.Mul(x2).Add(bc(tanhA9))
-	p = p.Mul(x2).Add(bc(tanhA7))
-	p = p.Mul(x2).Add(bc(tanhA5))
-	p = p.Mul(x2).Add(bc(tanhA3))
-	p = p.Mul(x2).Add(bc(tanhA1))
-	q := x2.Mul(bc(tanhB6)).Add(bc(tanhB4))
-	q = q.Mul(x2).Add(bc(tanhB2))
-	q = q.Mul(x2).Add(bc(tanhB0))
+	p := x2.Mul(k4(kTanhA13)).Add(k4(kTanhA11))
+	p = p.Mul(x2).Add(k4(kTanhA9))
+	p = p.Mul(x2).Add(k4(kTanhA7))
+	p = p.Mul(x2).Add(k4(kTanhA5))
+	p = p.Mul(x2).Add(k4(kTanhA3))
+	p = p.Mul(x2).Add(k4(kTanhA1))
+	q := x2.Mul(k4(kTanhB6)).Add(k4(kTanhB4))
+	q = q.Mul(x2).Add(k4(kTanhB2))
+	q = q.Mul(x2).Add(k4(kTanhB0))
 	return x.Mul(p).Div(q)
 }
 
 // sigmoid4 is sigmoid32 on four lanes.
 func sigmoid4(x f32x4) f32x4 {
-	return bc(1).Div(bc(1).Add(exp4(x.Neg())))
+	return k4(kOne).Div(k4(kOne).Add(exp4(x.Neg())))
 }
 
 // exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven).
 func exp4(x f32x4) f32x4 {
-	x = x.Max(bc(expLo)).Min(bc(expHi))
-	n := x.Mul(bc(expLog2e)).Round()
-	r := x.Sub(n.Mul(bc(expC1))).Sub(n.Mul(bc(expC2)))
-	p := r.Mul(bc(expP0)).Add(bc(expP1))
-	p = p.Mul(r).Add(bc(expP2))
-	p = p.Mul(r).Add(bc(expP3))
-	p = p.Mul(r).Add(bc(expP4))
-	p = p.Mul(r).Add(bc(expP5))
-	p = p.Mul(r.Mul(r)).Add(r).Add(bc(1))
+	x = x.Max(k4(kExpLo)).Min(k4(kExpHi))
+	n := x.Mul(k4(kExpLog2e)).Round()
+	r := x.Sub(n.Mul(k4(kExpC1))).Sub(n.Mul(k4(kExpC2)))
+	p := r.Mul(k4(kExpP0)).Add(k4(kExpP1))
+	p = p.Mul(r).Add(k4(kExpP2))
+	p = p.Mul(r).Add(k4(kExpP3))
+	p = p.Mul(r).Add(k4(kExpP4))
+	p = p.Mul(r).Add(k4(kExpP5))
+	p = p.Mul(r.Mul(r)).Add(r).Add(k4(kOne))
 	scale := n.ConvertToInt32().Add(archsimd.BroadcastInt32x4(127)).ShiftAllLeft(23).ToBits().BitsToFloat32()
 	return p.Mul(scale)
 }
