@@ -170,16 +170,18 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 	}
 	defer f.pool.Put(sc)
 
-	// Row r of X (and of xw) is timestep t of batch entry b, r = rowOf(t, b);
-	// layout 1 is used as is, without a transposed copy.
-	rowOf := func(t, b int) int { return t*B + b }
+	// Row t·rowT + b·rowB of X (and of xw) is timestep t of batch entry b;
+	// layout 1 is used as is, without a transposed copy. Y's row of (t, d,
+	// b) starts at t·yT + d·yD + b·yB. (Strides rather than closures: the
+	// steps index with them, and a closure call is an indirect call.)
+	rowT, rowB := B, 1
 	yShape, stShape := []int{T, D, B, H}, []int{D, B, H}
-	yAt := func(t, d, b int) int { return ((t*D+d)*B + b) * H }
+	yT, yD, yB := D*B*H, B*H, H
 	stAt := func(d, b int) int { return (d*B + b) * H }
 	if s.layout == 1 {
-		rowOf = func(t, b int) int { return b*T + t }
+		rowT, rowB = 1, T
 		yShape, stShape = []int{B, T, D, H}, []int{B, D, H}
-		yAt = func(t, d, b int) int { return ((b*T+t)*D + d) * H }
+		yT, yD, yB = D*H, H, T*D*H
 		stAt = func(d, b int) int { return (b*D + d) * H }
 	}
 	res := make([]*tensor.Tensor, outputs)
@@ -242,6 +244,7 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 		}
 		backward := s.reverse || d == 1
 		for b := 0; b < B; b++ {
+			h := h // an LSTM's steps leave h in Y's rows and read it there
 			clear(h)
 			if h0 := input(in, 5); h0 != nil {
 				copy(h, h0.F32()[stAt(d, b):])
@@ -256,18 +259,22 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 				if backward {
 					t = L - 1 - k // reverse within the sequence's own length
 				}
-				g := xw[rowOf(t, b)*N : (rowOf(t, b)+1)*N]
+				row := t*rowT + b*rowB
+				g := xw[row*N : (row+1)*N]
+				yt := y[t*yT+d*yD+b*yB:][:H]
 				switch s.kind {
 				case "LSTM":
 					gemvAcc(g, h, rT[0])
-					lstmGates(g, c, h, peep, s.inputForget)
+					lstmGates(g, c, yt, peep, s.inputForget)
+					h = yt
 				case "GRU":
 					gruStep(g, h, rT, rb[2*H:], tmp, rh, omz, s.linearBeforeReset)
+					copy(yt, h)
 				default:
 					gemvAcc(g, h, rT[0])
 					tanhTo(h, g)
+					copy(yt, h)
 				}
-				copy(y[yAt(t, d, b):yAt(t, d, b)+H], h)
 			}
 			copy(yh[stAt(d, b):stAt(d, b)+H], h)
 			if outputs > 2 {

@@ -30,8 +30,9 @@ func gemvAcc(out, v []float32, m *panels) {
 }
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
-// i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (nil when absent).
+// i, o, f, c (H values each, without peepholes), c the cell state, updated
+// in place, h the new hidden state (set, not read: the steps pass Y's row
+// of the step), p the peepholes i, o, f (nil when absent).
 func lstmGates(g, c, h, p []float32, inputForget bool) {
 	H := len(h)
 	for j := range h {

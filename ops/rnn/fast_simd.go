@@ -199,8 +199,9 @@ func exp4(x f32x4) f32x4 {
 }
 
 // lstmGates finishes an LSTM step: g holds the pre-activations of the gates
-// i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (nil when absent, allowed only without
+// i, o, f, c (H values each, without peepholes), c the cell state, updated
+// in place, h the new hidden state (set, not read: the steps pass Y's row
+// of the step), p the peepholes i, o, f (nil when absent, allowed only without
 // inputForget, zeros otherwise). It runs in phases
 // (peepholes into i and f; their sigmoids and c's tanh over whole gates;
 // the new c and o's peephole; o's sigmoid and tanh(c); h), g serving as
