@@ -162,9 +162,19 @@ var actK = [...][4]float32{
 // k4 is constant i of actK.
 func k4(i int) f32x4 { return archsimd.LoadFloat32x4Array(&actK[i]) }
 
-// tanh4 is tanh32 on four lanes.
+// clamp4 is min(max(x, lo), hi) for lo ≤ hi, NaN staying NaN (no
+// comparison holds), by compares and selects: wasm's f32x4.max and min
+// order -0 below +0 and propagate NaN, which V8 emits as eight x64
+// instructions each, where a compare and a select are four.
+func clamp4(x, lo, hi f32x4) f32x4 {
+	x = lo.IfElse(x.Less(lo), x)
+	return hi.IfElse(x.Greater(hi), x)
+}
+
+// tanh4 is tanh32 on four lanes, for x clamped to ±tanhClamp (tanhC4):
+// the clamp is its callers' so that both stay small enough for Go to
+// inline into the loops (the loops ran 25% slower calling them).
 func tanh4(x f32x4) f32x4 {
-	x = x.Max(k4(kNegTanhClamp)).Min(k4(kTanhClamp))
 	x2 := x.Mul(x)
 	p := x2.Mul(k4(kTanhA13)).Add(k4(kTanhA11))
 	p = p.Mul(x2).Add(k4(kTanhA9))
@@ -178,14 +188,12 @@ func tanh4(x f32x4) f32x4 {
 	return x.Mul(p).Div(q)
 }
 
-// sigmoid4 is sigmoid32 on four lanes.
-func sigmoid4(x f32x4) f32x4 {
-	return k4(kOne).Div(k4(kOne).Add(exp4(x.Neg())))
-}
+// tanhC4 clamps x for tanh4.
+func tanhC4(x f32x4) f32x4 { return clamp4(x, k4(kNegTanhClamp), k4(kTanhClamp)) }
 
-// exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven).
+// exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven),
+// for x clamped to [expLo, expHi] (by the caller, as for tanh4).
 func exp4(x f32x4) f32x4 {
-	x = x.Max(k4(kExpLo)).Min(k4(kExpHi))
 	n := x.Mul(k4(kExpLog2e)).Round()
 	r := x.Sub(n.Mul(k4(kExpC1))).Sub(n.Mul(k4(kExpC2)))
 	p := r.Mul(k4(kExpP0)).Add(k4(kExpP1))
@@ -273,7 +281,7 @@ func lstmGatesPlain(g, c, h []float32) {
 	for j := 0; j < v; j += 4 {
 		cj := load4(gf[j : j+4]).Mul(load4(c[j : j+4])).Add(load4(gi[j : j+4]).Mul(load4(gc[j : j+4])))
 		store4(cj, c[j:j+4])
-		store4(load4(gO[j:j+4]).Mul(tanh4(cj)), h[j:j+4])
+		store4(load4(gO[j:j+4]).Mul(tanh4(tanhC4(cj))), h[j:j+4])
 	}
 	for j := v; j < H; j++ {
 		c[j] = gf[j]*c[j] + gi[j]*gc[j]
@@ -286,19 +294,21 @@ func tanhTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		store4(tanh4(load4(src[i:i+4])), dst[i:i+4])
+		store4(tanh4(tanhC4(load4(src[i:i+4]))), dst[i:i+4])
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = tanh32(src[i])
 	}
 }
 
-// sigmoidTo sets dst[i] = sigmoid32(src[i]).
+// sigmoidTo sets dst[i] = sigmoid32(src[i]), four lanes at a time in the
+// loop's own body (a sigmoid4 would be too large for Go to inline).
 func sigmoidTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		store4(sigmoid4(load4(src[i:i+4])), dst[i:i+4])
+		e := exp4(clamp4(load4(src[i:i+4]).Neg(), k4(kExpLo), k4(kExpHi)))
+		store4(k4(kOne).Div(k4(kOne).Add(e)), dst[i:i+4])
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = sigmoid32(src[i])
