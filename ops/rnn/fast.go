@@ -418,4 +418,5 @@ const (
 	expP3        = 4.1665795894e-2
 	expP4        = 1.6666665459e-1
 	expP5        = 5.0000001201e-1
+	expMagic     = 0x1.8p23 + 127 // exp4's rounding and exponent bias
 )

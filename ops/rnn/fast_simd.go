@@ -129,6 +129,7 @@ const (
 	kExpP3
 	kExpP4
 	kExpP5
+	kExpMagic
 )
 
 var actK = [...][4]float32{
@@ -157,6 +158,7 @@ var actK = [...][4]float32{
 	kExpP3:        {expP3, expP3, expP3, expP3},
 	kExpP4:        {expP4, expP4, expP4, expP4},
 	kExpP5:        {expP5, expP5, expP5, expP5},
+	kExpMagic:     {expMagic, expMagic, expMagic, expMagic},
 }
 
 // k4 is constant i of actK.
@@ -194,7 +196,12 @@ func tanhC4(x f32x4) f32x4 { return clamp4(x, k4(kNegTanhClamp), k4(kTanhClamp))
 // exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven),
 // for x clamped to [expLo, expHi] (by the caller, as for tanh4).
 func exp4(x f32x4) f32x4 {
-	n := x.Mul(k4(kExpLog2e)).Round()
+	// t = x·log2e + 1.5·2²³ + 127 rounds x·log2e to the integer n (half to
+	// even) in its low mantissa bits, which hold n + 127 (in [1, 254] after
+	// the clamp) over bits that a shift by 23 drops: 2ⁿ's bits without a
+	// conversion to integers (V8's saturating one is several instructions).
+	t := x.Mul(k4(kExpLog2e)).Add(k4(kExpMagic))
+	n := t.Sub(k4(kExpMagic))
 	r := x.Sub(n.Mul(k4(kExpC1))).Sub(n.Mul(k4(kExpC2)))
 	p := r.Mul(k4(kExpP0)).Add(k4(kExpP1))
 	p = p.Mul(r).Add(k4(kExpP2))
@@ -202,7 +209,7 @@ func exp4(x f32x4) f32x4 {
 	p = p.Mul(r).Add(k4(kExpP4))
 	p = p.Mul(r).Add(k4(kExpP5))
 	p = p.Mul(r.Mul(r)).Add(r).Add(k4(kOne))
-	scale := n.ConvertToInt32().Add(archsimd.BroadcastInt32x4(127)).ShiftAllLeft(23).ToBits().BitsToFloat32()
+	scale := t.ToBits().ShiftAllLeft(23).BitsToFloat32()
 	return p.Mul(scale)
 }
 
