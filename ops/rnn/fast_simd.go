@@ -118,8 +118,8 @@ const (
 	kTanhB2
 	kTanhB0
 	kOne
-	kExpLo
-	kExpHi
+	kNegExpHi
+	kNegExpLo
 	kExpLog2e
 	kExpC1
 	kExpC2
@@ -147,8 +147,8 @@ var actK = [...][4]float32{
 	kTanhB2:       {tanhB2, tanhB2, tanhB2, tanhB2},
 	kTanhB0:       {tanhB0, tanhB0, tanhB0, tanhB0},
 	kOne:          {1, 1, 1, 1},
-	kExpLo:        {expLo, expLo, expLo, expLo},
-	kExpHi:        {expHi, expHi, expHi, expHi},
+	kNegExpHi:     {-expHi, -expHi, -expHi, -expHi},
+	kNegExpLo:     {-expLo, -expLo, -expLo, -expLo},
 	kExpLog2e:     {expLog2e, expLog2e, expLog2e, expLog2e},
 	kExpC1:        {expC1, expC1, expC1, expC1},
 	kExpC2:        {expC2, expC2, expC2, expC2},
@@ -193,22 +193,26 @@ func tanh4(x f32x4) f32x4 {
 // tanhC4 clamps x for tanh4.
 func tanhC4(x f32x4) f32x4 { return clamp4(x, k4(kNegTanhClamp), k4(kTanhClamp)) }
 
-// exp4 is exp32 on four lanes (Round is round-half-even, as RoundToEven),
-// for x clamped to [expLo, expHi] (by the caller, as for tanh4).
-func exp4(x f32x4) f32x4 {
-	// t = x·log2e + 1.5·2²³ + 127 rounds x·log2e to the integer n (half to
-	// even) in its low mantissa bits, which hold n + 127 (in [1, 254] after
-	// the clamp) over bits that a shift by 23 drops: 2ⁿ's bits without a
-	// conversion to integers (V8's saturating one is several instructions).
-	t := x.Mul(k4(kExpLog2e)).Add(k4(kExpMagic))
+// expNeg4 is exp32(-x) on four lanes (sigmoid32's e⁻ˣ) for x clamped to
+// [-expHi, -expLo] (by the caller, as for tanh4). It is exp32's sequence of
+// operations on -x with the sign carried through them instead of a
+// negation (three x64 instructions in V8): rounding to nearest is
+// symmetric, RN(-a) = -RN(a), so u below is exactly -r of exp32, and each
+// step on r is the step on u with the sign folded in (r·c + d = d - u·c).
+func expNeg4(x f32x4) f32x4 {
+	// t = -x·log2e + 1.5·2²³ + 127 rounds -x·log2e to the integer n (half
+	// to even) in its low mantissa bits, which hold n + 127 (in [1, 254]
+	// after the clamp) over bits that a shift by 23 drops: 2ⁿ's bits without
+	// a conversion to integers (V8's saturating one is several instructions).
+	t := k4(kExpMagic).Sub(x.Mul(k4(kExpLog2e)))
 	n := t.Sub(k4(kExpMagic))
-	r := x.Sub(n.Mul(k4(kExpC1))).Sub(n.Mul(k4(kExpC2)))
-	p := r.Mul(k4(kExpP0)).Add(k4(kExpP1))
-	p = p.Mul(r).Add(k4(kExpP2))
-	p = p.Mul(r).Add(k4(kExpP3))
-	p = p.Mul(r).Add(k4(kExpP4))
-	p = p.Mul(r).Add(k4(kExpP5))
-	p = p.Mul(r.Mul(r)).Add(r).Add(k4(kOne))
+	u := x.Add(n.Mul(k4(kExpC1))).Add(n.Mul(k4(kExpC2)))
+	p := k4(kExpP1).Sub(u.Mul(k4(kExpP0)))
+	p = k4(kExpP2).Sub(p.Mul(u))
+	p = k4(kExpP3).Sub(p.Mul(u))
+	p = k4(kExpP4).Sub(p.Mul(u))
+	p = k4(kExpP5).Sub(p.Mul(u))
+	p = p.Mul(u.Mul(u)).Sub(u).Add(k4(kOne))
 	scale := t.ToBits().ShiftAllLeft(23).BitsToFloat32()
 	return p.Mul(scale)
 }
@@ -314,7 +318,7 @@ func sigmoidTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		e := exp4(clamp4(load4(src[i:i+4]).Neg(), k4(kExpLo), k4(kExpHi)))
+		e := expNeg4(clamp4(load4(src[i:i+4]), k4(kNegExpHi), k4(kNegExpLo)))
 		store4(k4(kOne).Div(k4(kOne).Add(e)), dst[i:i+4])
 	}
 	for ; i < len(dst); i++ {
