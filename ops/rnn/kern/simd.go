@@ -1,6 +1,6 @@
 //go:build wasm && goexperiment.simd
 
-package rnn
+package kern
 
 import (
 	"simd/archsimd"
@@ -8,7 +8,7 @@ import (
 )
 
 // WebAssembly SIMD128 loops of the float32 path (GOEXPERIMENT=simd). They
-// compute what fast_scalar.go does, in the same order per element, four
+// compute what scalar.go does, in the same order per element, four
 // lanes at a time; wasm has no fused multiply-add, so every product is
 // rounded before its sum there as well.
 
@@ -28,11 +28,11 @@ func store4(x f32x4, s []float32) { x.StoreArray((*[4]float32)(s)) }
 
 func bc(x float32) f32x4 { return archsimd.BroadcastFloat32x4(x) }
 
-// gemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
-// p); len(v) = m.k, len(out) = m.n. The 16-wide panels go to gemv16, a
+// GemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
+// p); len(v) = m.k, len(out) = m.n. The 16-wide Panels go to gemv16, a
 // full 8-wide one to gemv8, the columns of a last partial panel one at a
 // time.
-func gemvAcc(out, v []float32, m *panels) {
+func GemvAcc(out, v []float32, m *Panels) {
 	k, n := m.k, m.n
 	if n == 0 || k == 0 {
 		return
@@ -55,8 +55,8 @@ func gemvAcc(out, v []float32, m *panels) {
 	}
 }
 
-// gemv8 is gemvAcc over whole panels (len(out) a multiple of 8, m holding
-// len(out)/8 panels of depth len(v)), one panel at a time in two
+// gemv8 is GemvAcc over whole Panels (len(out) a multiple of 8, m holding
+// len(out)/8 Panels of depth len(v)), one panel at a time in two
 // accumulators, the depth unrolled by four (~13% faster; the sums keep their
 // order). It is kept apart, and small, because Go's wasm backend spills the
 // loop's values to the stack in a larger function (3× slower). The extent of
@@ -217,7 +217,7 @@ func expNeg4(x f32x4) f32x4 {
 	return p.Mul(scale)
 }
 
-// lstmGates finishes an LSTM step: g holds the pre-activations of the gates
+// LSTMGates finishes an LSTM step: g holds the pre-activations of the gates
 // i, o, f, c (H values each, without peepholes), c the cell state, updated
 // in place, h the new hidden state (set, not read: the steps pass Y's row
 // of the step), p the peepholes i, o, f (nil when absent, allowed only without
@@ -227,7 +227,7 @@ func expNeg4(x f32x4) f32x4 {
 // scratch: each phase is a short loop of independent vectors, which V8
 // runs ~25% faster than one loop doing a unit's whole cell. Per element the
 // operations are lstmUnit's, in its order.
-func lstmGates(g, c, h, p []float32, inputForget bool) {
+func LSTMGates(g, c, h, p []float32, inputForget bool) {
 	if p == nil && !inputForget {
 		lstmGatesPlain(g, c, h)
 		return
@@ -255,9 +255,9 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 			gf[j] += pf[j] * c[j]
 		}
 	}
-	sigmoidTo(gi, gi)
-	sigmoidTo(gf, gf)
-	tanhTo(gc, gc)
+	SigmoidTo(gi, gi)
+	SigmoidTo(gf, gf)
+	TanhTo(gc, gc)
 	for j := 0; j < v; j += 4 {
 		cj := load4(gf[j : j+4]).Mul(load4(c[j : j+4])).Add(load4(gi[j : j+4]).Mul(load4(gc[j : j+4])))
 		store4(cj, c[j:j+4])
@@ -267,8 +267,8 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 		c[j] = gf[j]*c[j] + gi[j]*gc[j]
 		gO[j] += po[j] * c[j]
 	}
-	sigmoidTo(gO, gO)
-	tanhTo(h, c)
+	SigmoidTo(gO, gO)
+	TanhTo(h, c)
 	for j := 0; j < v; j += 4 {
 		store4(load4(gO[j:j+4]).Mul(load4(h[j:j+4])), h[j:j+4])
 	}
@@ -277,7 +277,7 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 	}
 }
 
-// lstmGatesPlain is lstmGates without peepholes or coupled input and forget
+// lstmGatesPlain is LSTMGates without peepholes or coupled input and forget
 // gates, the common case: the gates i, o and f are then one run of 3H
 // sigmoids, and the cell update and h = o ⊙ tanh(c) one loop (~15% faster
 // than the phases). Per element the values are lstmUnit's with zero
@@ -286,8 +286,8 @@ func lstmGatesPlain(g, c, h []float32) {
 	H := len(h)
 	gi, gO, gf, gc := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
 	c = c[:H]
-	sigmoidTo(g[:3*H], g[:3*H])
-	tanhTo(gc, gc)
+	SigmoidTo(g[:3*H], g[:3*H])
+	TanhTo(gc, gc)
 	v := H / 4 * 4
 	for j := 0; j < v; j += 4 {
 		cj := load4(gf[j : j+4]).Mul(load4(c[j : j+4])).Add(load4(gi[j : j+4]).Mul(load4(gc[j : j+4])))
@@ -300,8 +300,8 @@ func lstmGatesPlain(g, c, h []float32) {
 	}
 }
 
-// tanhTo sets dst[i] = tanh32(src[i]).
-func tanhTo(dst, src []float32) {
+// TanhTo sets dst[i] = tanh32(src[i]).
+func TanhTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
@@ -312,9 +312,9 @@ func tanhTo(dst, src []float32) {
 	}
 }
 
-// sigmoidTo sets dst[i] = sigmoid32(src[i]), four lanes at a time in the
+// SigmoidTo sets dst[i] = sigmoid32(src[i]), four lanes at a time in the
 // loop's own body (a sigmoid4 would be too large for Go to inline).
-func sigmoidTo(dst, src []float32) {
+func SigmoidTo(dst, src []float32) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
@@ -326,15 +326,15 @@ func sigmoidTo(dst, src []float32) {
 	}
 }
 
-// gemv16 is gemvAcc over 16-wide panels (len(out) a multiple of 16, m
-// holding len(out)/16 panels of depth len(v), element (p, 16q + c) at
+// gemv16 is GemvAcc over 16-wide Panels (len(out) a multiple of 16, m
+// holding len(out)/16 Panels of depth len(v), element (p, 16q + c) at
 // m[16q·k + 16p + c], and capacity past them): four accumulators, the depth
 // unrolled by two. An 8-wide panel alone (gemv8) is a short chain of
-// dependent adds per accumulator and ran 1.5× slower; 32-wide panels
+// dependent adds per accumulator and ran 1.5× slower; 32-wide Panels
 // (eight accumulators) or deeper unrolling measured slower again in V8, as
 // did the matrix read at an offset variable rather than from a moving
 // pointer. That pointer ends one step past the last panel, inside m's
-// capacity (panels.pack leaves room), so it never leaves its allocation.
+// capacity (Panels.pack leaves room), so it never leaves its allocation.
 //
 //go:noinline
 func gemv16(out, v, m []float32) {
