@@ -3,7 +3,7 @@ package kern
 import "math"
 
 // Panels is a k×n matrix packed for GemvAcc: the first n/16·16 columns in
-// Panels of 16 columns, the rest in Panels of 8, each over the full depth
+// panels of 16 columns, the rest in panels of 8, each over the full depth
 // and k-major (a panel of width w starting at column j0 holds element
 // (p, j0 + c) at data[j0·k + w·p + c]), columns past n zero. The GEMV then
 // reads memory in order; its SIMD form keeps four accumulators on a
@@ -14,7 +14,7 @@ type Panels struct {
 	data []float32
 }
 
-// wide is the number of columns in 16-wide Panels.
+// wide is the number of columns in 16-wide panels.
 func (m *Panels) wide() int { return m.n / 16 * 16 }
 
 // Pack sets m to the k×n matrix whose element (p, j) is r[(c0+j)·k + p]:
@@ -72,7 +72,7 @@ func lstmUnit(gi, gO, gf, gc, c, pi, po, pf float32, inputForget bool) (float32,
 // tanh32 approximates tanh in float32 by a [13/6] odd rational function on
 // [-c, c], c = 7.90531110763549805 (where tanh rounds to ±1), Eigen's
 // generic_fast_tanh_float. Its error against math.Tanh is at most
-// tanhMaxErr over every float32 input (TestTanh32Exhaustive checks all 2³²).
+// tanhMaxErr over every float32 input (TestActivationBounds -exhaustive checks all 2³²).
 // NaN stays NaN; ±Inf gives ±1. Each product is rounded before its sum
 // (madd), as in the SIMD build, which has no fused multiply-add.
 func tanh32(x float32) float32 {

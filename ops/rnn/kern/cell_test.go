@@ -87,7 +87,7 @@ func TestGemvAcc(t *testing.T) {
 	for _, tc := range []struct{ k, n, rows, c0 int }{
 		{0, 5, 5, 0}, {1, 1, 1, 0}, {3, 7, 9, 2}, {5, 32, 32, 0}, {4, 36, 40, 4},
 		{64, 256, 256, 0}, {64, 64, 192, 128}, {7, 70, 71, 1}, {2, 33, 96, 63}, {5, 0, 3, 1},
-		// 16-wide Panels alone, then with a full 8-wide one and a partial
+		// 16-wide panels alone, then with a full 8-wide one and a partial
 		// one, odd and even depths (gemv16's unrolled pairs and its tail).
 		{1, 16, 16, 0}, {2, 48, 50, 1}, {3, 24, 24, 0}, {5, 20, 20, 0}, {9, 44, 45, 1},
 		{20, 80, 80, 0}, {37, 148, 148, 0}, {100, 400, 401, 1}, {64, 192, 200, 7},

@@ -29,7 +29,7 @@ func store4(x f32x4, s []float32) { x.StoreArray((*[4]float32)(s)) }
 func bc(x float32) f32x4 { return archsimd.BroadcastFloat32x4(x) }
 
 // GemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
-// p); len(v) = m.k, len(out) = m.n. The 16-wide Panels go to gemv16, a
+// p); len(v) = m.k, len(out) = m.n. The 16-wide panels go to gemv16, a
 // full 8-wide one to gemv8, the columns of a last partial panel one at a
 // time.
 func GemvAcc(out, v []float32, m *Panels) {
@@ -55,8 +55,8 @@ func GemvAcc(out, v []float32, m *Panels) {
 	}
 }
 
-// gemv8 is GemvAcc over whole Panels (len(out) a multiple of 8, m holding
-// len(out)/8 Panels of depth len(v)), one panel at a time in two
+// gemv8 is GemvAcc over whole panels (len(out) a multiple of 8, m holding
+// len(out)/8 panels of depth len(v)), one panel at a time in two
 // accumulators, the depth unrolled by four (~13% faster; the sums keep their
 // order). It is kept apart, and small, because Go's wasm backend spills the
 // loop's values to the stack in a larger function (3× slower). The extent of
@@ -331,15 +331,15 @@ func SigmoidTo(dst, src []float32) {
 	}
 }
 
-// gemv16 is GemvAcc over 16-wide Panels (len(out) a multiple of 16, m
-// holding len(out)/16 Panels of depth len(v), element (p, 16q + c) at
+// gemv16 is GemvAcc over 16-wide panels (len(out) a multiple of 16, m
+// holding len(out)/16 panels of depth len(v), element (p, 16q + c) at
 // m[16q·k + 16p + c], and capacity past them): four accumulators, the depth
 // unrolled by two. An 8-wide panel alone (gemv8) is a short chain of
-// dependent adds per accumulator and ran 1.5× slower; 32-wide Panels
+// dependent adds per accumulator and ran 1.5× slower; 32-wide panels
 // (eight accumulators) or deeper unrolling measured slower again in V8, as
 // did the matrix read at an offset variable rather than from a moving
 // pointer. That pointer ends one step past the last panel, inside m's
-// capacity (Panels.pack leaves room), so it never leaves its allocation.
+// capacity (Panels.Pack leaves room), so it never leaves its allocation.
 //
 //go:noinline
 func gemv16(out, v, m []float32) {
