@@ -41,7 +41,7 @@ check: check-generated
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./runtime/... ./ops/...
 	GOOS=js GOARCH=wasm $(GO) build -tags gortlite -o /dev/null ./wasm
-	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) vet ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) vet ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/...
 
 test-go:
 	$(GO) test ./...
@@ -52,7 +52,7 @@ test-go:
 # the build the JS package ships).
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" ./runtime/conformance/ ./ops/...
-	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/ ./runtime/conformance/
+	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/... ./runtime/conformance/
 
 # The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
 # needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random

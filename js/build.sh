@@ -34,11 +34,12 @@ FLAGS=(-trimpath -ldflags='-s -w')
 # planning, the session and the executor's step loop, the model checks, the
 # WebGPU glue, control flow, rarely used operator families) is compiled
 # without inlining: about 150 KB less gzip, which keeps gort.wasm under its
-# 2.5 MB budget; the kernels and the common operators keep it.
+# 2.5 MB budget; the kernels and the common operators keep it. ops/rnn is
+# the recurrent ops' drivers (their step kernels are ops/rnn/kern).
 for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/check runtime/shapes runtime/printer \
   runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv \
   runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
-  ops/image ops/kvcache ops/attention ops/control; do
+  ops/image ops/kvcache ops/attention ops/control ops/rnn; do
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")
 done
 (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)

@@ -1,10 +1,10 @@
 package rnn
 
 import (
-	"math"
 	"sync"
 
 	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/ops/rnn/kern"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -21,7 +21,7 @@ import (
 //     projection;
 //   - the gate activations are tanh32 (a rational approximation) and
 //     sigmoid32 (over a polynomial exp), four lanes at a time in the SIMD
-//     build (fast_simd.go), with error bounds checked on every float32;
+//     build (kern/simd.go), with error bounds checked on every float32;
 //   - every buffer comes from a per-kernel pool: a run allocates only its
 //     outputs.
 //
@@ -38,14 +38,14 @@ type fast struct {
 	wSrc  *float32
 	wPack []*kernels.PackedB // per direction: op(B) = W[d]ᵀ, k = input, n = G·H
 	rSrc  *float32
-	rT    [][]*panels // per direction: R[d]ᵀ as the steps read it (packR)
-	pool  sync.Pool   // *scratch
+	rT    [][]*kern.Panels // per direction: R[d]ᵀ as the steps read it (packR)
+	pool  sync.Pool        // *scratch
 }
 
 // scratch is one run's working memory, kept between runs.
 type scratch struct {
 	xw, bias, h, c, p, tmp, rh, omz []float32
-	rT                              []*panels
+	rT                              []*kern.Panels
 }
 
 // grow returns buf resized to n values (contents unspecified).
@@ -93,57 +93,18 @@ func same(src *float32, v []float32) bool { return src != nil && len(v) > 0 && s
 // packR packs one direction's R ([G·H, H]) as the steps read it, reusing
 // dst's buffers: Rᵀ whole, except for GRU, whose h gate is multiplied
 // separately (z and r first, then h).
-func (s *spec) packR(dst []*panels, r []float32, H int) []*panels {
+func (s *spec) packR(dst []*kern.Panels, r []float32, H int) []*kern.Panels {
 	splits := []int{0, s.gates * H}
 	if s.kind == "GRU" {
 		splits = []int{0, 2 * H, 3 * H}
 	}
 	for len(dst) < len(splits)-1 {
-		dst = append(dst, new(panels))
+		dst = append(dst, new(kern.Panels))
 	}
 	for i := range splits[1:] {
-		dst[i].pack(r, H, splits[i], splits[i+1]-splits[i])
+		dst[i].Pack(r, H, splits[i], splits[i+1]-splits[i])
 	}
 	return dst
-}
-
-// panels is a k×n matrix packed for gemvAcc: the first n/16·16 columns in
-// panels of 16 columns, the rest in panels of 8, each over the full depth
-// and k-major (a panel of width w starting at column j0 holds element
-// (p, j0 + c) at data[j0·k + w·p + c]), columns past n zero. The GEMV then
-// reads memory in order; its SIMD form keeps four accumulators on a
-// 16-wide panel (see gemv16). data has 16 values of capacity past its
-// length, which gemv16's moving pointer may reach but never reads.
-type panels struct {
-	k, n int
-	data []float32
-}
-
-// wide is the number of columns in 16-wide panels.
-func (m *panels) wide() int { return m.n / 16 * 16 }
-
-// pack sets m to the k×n matrix whose element (p, j) is r[(c0+j)·k + p]:
-// rows c0 to c0+n of r (rows of k values), transposed.
-func (m *panels) pack(r []float32, k, c0, n int) {
-	m.k, m.n = k, n
-	size := (n + 7) / 8 * 8 * k
-	if cap(m.data) < size+16 {
-		m.data = make([]float32, size, size+16)
-	}
-	m.data = m.data[:size]
-	clear(m.data)
-	w16 := m.wide()
-	for j := 0; j < n; j++ {
-		w := 16
-		if j >= w16 {
-			w = 8
-		}
-		j0 := j / w * w
-		row := r[(c0+j)*k : (c0+j+1)*k]
-		for p, x := range row {
-			m.data[j0*k+p*w+j-j0] = x
-		}
-	}
 }
 
 // applies reports whether the inputs suit the float32 path.
@@ -170,16 +131,18 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 	}
 	defer f.pool.Put(sc)
 
-	// Row r of X (and of xw) is timestep t of batch entry b, r = rowOf(t, b);
-	// layout 1 is used as is, without a transposed copy.
-	rowOf := func(t, b int) int { return t*B + b }
+	// Row t·rowT + b·rowB of X (and of xw) is timestep t of batch entry b;
+	// layout 1 is used as is, without a transposed copy. Y's row of (t, d,
+	// b) starts at t·yT + d·yD + b·yB. (Strides rather than closures: the
+	// steps index with them, and a closure call is an indirect call.)
+	rowT, rowB := B, 1
 	yShape, stShape := []int{T, D, B, H}, []int{D, B, H}
-	yAt := func(t, d, b int) int { return ((t*D+d)*B + b) * H }
+	yT, yD, yB := D*B*H, B*H, H
 	stAt := func(d, b int) int { return (d*B + b) * H }
 	if s.layout == 1 {
-		rowOf = func(t, b int) int { return b*T + t }
+		rowT, rowB = 1, T
 		yShape, stShape = []int{B, T, D, H}, []int{B, D, H}
-		yAt = func(t, d, b int) int { return ((b*T+t)*D + d) * H }
+		yT, yD, yB = D*H, H, T*D*H
 		stAt = func(d, b int) int { return (b*D + d) * H }
 	}
 	res := make([]*tensor.Tensor, outputs)
@@ -222,14 +185,14 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 		} else {
 			kernels.Sgemm(false, true, T*B, N, I, 1, x, I, w[d*N*I:(d+1)*N*I], I, 1, xw, N)
 		}
-		var rT []*panels
+		var rT []*kern.Panels
 		if len(f.rT) == D && same(f.rSrc, r) {
 			rT = f.rT[d]
 		} else {
 			sc.rT = s.packR(sc.rT, r[d*N*H:(d+1)*N*H], H)
 			rT = sc.rT
 		}
-		// peep stays nil without peepholes (lstmGates' faster form), except
+		// peep stays nil without peepholes (kern.LSTMGates' faster form), except
 		// for coupled input and forget gates, which take zeros.
 		var peep []float32
 		P := input(in, 7)
@@ -242,6 +205,7 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 		}
 		backward := s.reverse || d == 1
 		for b := 0; b < B; b++ {
+			h := h // an LSTM's steps leave h in Y's rows and read it there
 			clear(h)
 			if h0 := input(in, 5); h0 != nil {
 				copy(h, h0.F32()[stAt(d, b):])
@@ -256,18 +220,22 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 				if backward {
 					t = L - 1 - k // reverse within the sequence's own length
 				}
-				g := xw[rowOf(t, b)*N : (rowOf(t, b)+1)*N]
+				row := t*rowT + b*rowB
+				g := xw[row*N : (row+1)*N]
+				yt := y[t*yT+d*yD+b*yB:][:H]
 				switch s.kind {
 				case "LSTM":
-					gemvAcc(g, h, rT[0])
-					lstmGates(g, c, h, peep, s.inputForget)
+					kern.GemvAcc(g, h, rT[0])
+					kern.LSTMGates(g, c, yt, peep, s.inputForget)
+					h = yt
 				case "GRU":
 					gruStep(g, h, rT, rb[2*H:], tmp, rh, omz, s.linearBeforeReset)
+					copy(yt, h)
 				default:
-					gemvAcc(g, h, rT[0])
-					tanhTo(h, g)
+					kern.GemvAcc(g, h, rT[0])
+					kern.TanhTo(h, g)
+					copy(yt, h)
 				}
-				copy(y[yAt(t, d, b):yAt(t, d, b)+H], h)
 			}
 			copy(yh[stAt(d, b):stAt(d, b)+H], h)
 			if outputs > 2 {
@@ -281,19 +249,19 @@ func (f *fast) run(ctx *op.Context, in []*tensor.Tensor, p *problem, outputs int
 // gruStep advances one GRU step: g holds Xt·Wᵀ + Wb (+ Rb for z and r), rbh
 // is Rbh, tmp, rh and omz are scratch of H values. See gruCell for the
 // equations; 1 - zt is computed as σ(-x), without the cancellation.
-func gruStep(g, h []float32, rT []*panels, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
+func gruStep(g, h []float32, rT []*kern.Panels, rbh, tmp, rh, omz []float32, linearBeforeReset bool) {
 	H := len(h)
 	zr := g[:2*H]
-	gemvAcc(zr, h, rT[0])
+	kern.GemvAcc(zr, h, rT[0])
 	for j := range omz {
 		omz[j] = -zr[j]
 	}
-	sigmoidTo(omz, omz)
-	sigmoidTo(zr, zr)
+	kern.SigmoidTo(omz, omz)
+	kern.SigmoidTo(zr, zr)
 	z, r := zr[:H], zr[H:]
 	copy(tmp, rbh)
 	if linearBeforeReset {
-		gemvAcc(tmp, h, rT[1]) // Ht-1·Rhᵀ + Rbh
+		kern.GemvAcc(tmp, h, rT[1]) // Ht-1·Rhᵀ + Rbh
 		for j := range tmp {
 			tmp[j] = g[2*H+j] + r[j]*tmp[j]
 		}
@@ -301,114 +269,13 @@ func gruStep(g, h []float32, rT []*panels, rbh, tmp, rh, omz []float32, linearBe
 		for j := range rh {
 			rh[j] = r[j] * h[j]
 		}
-		gemvAcc(tmp, rh, rT[1]) // (rt ⊙ Ht-1)·Rhᵀ + Rbh
+		kern.GemvAcc(tmp, rh, rT[1]) // (rt ⊙ Ht-1)·Rhᵀ + Rbh
 		for j := range tmp {
 			tmp[j] += g[2*H+j]
 		}
 	}
-	tanhTo(tmp, tmp)
+	kern.TanhTo(tmp, tmp)
 	for j := range h {
 		h[j] = omz[j]*tmp[j] + z[j]*h[j]
 	}
 }
-
-// lstmUnit is the LSTM cell for one hidden unit: gi, go, gf, gc are the gate
-// pre-activations, c the previous cell state, pi, po, pf the peepholes. It
-// returns the new cell and hidden values (lstmGates' scalar form). A zero
-// peephole (absent ones are zero) adds nothing, even to an infinite cell,
-// where 0·c would be NaN: so a model without peepholes gets the same
-// results here as from the SIMD build's peephole-free gates.
-func lstmUnit(gi, gO, gf, gc, c, pi, po, pf float32, inputForget bool) (float32, float32) {
-	if pi != 0 {
-		gi += pi * c
-	}
-	it := sigmoid32(gi)
-	var ft float32
-	if inputForget {
-		ft = sigmoid32(-gi) // 1 - it, without the cancellation
-	} else {
-		if pf != 0 {
-			gf += pf * c
-		}
-		ft = sigmoid32(gf)
-	}
-	c = ft*c + it*tanh32(gc)
-	if po != 0 {
-		gO += po * c
-	}
-	ot := sigmoid32(gO)
-	return c, ot * tanh32(c)
-}
-
-// tanh32 approximates tanh in float32 by a [13/6] odd rational function on
-// [-c, c], c = 7.90531110763549805 (where tanh rounds to ±1), Eigen's
-// generic_fast_tanh_float. Its error against math.Tanh is at most
-// tanhMaxErr over every float32 input (TestTanh32Exhaustive checks all 2³²).
-// NaN stays NaN; ±Inf gives ±1. Each product is rounded before its sum
-// (madd), as in the SIMD build, which has no fused multiply-add.
-func tanh32(x float32) float32 {
-	x = min(max(x, -tanhClamp), tanhClamp)
-	x2 := x * x
-	p := madd(x2, tanhA13, tanhA11)
-	p = madd(p, x2, tanhA9)
-	p = madd(p, x2, tanhA7)
-	p = madd(p, x2, tanhA5)
-	p = madd(p, x2, tanhA3)
-	p = madd(p, x2, tanhA1)
-	q := madd(x2, tanhB6, tanhB4)
-	q = madd(q, x2, tanhB2)
-	q = madd(q, x2, tanhB0)
-	return x * p / q
-}
-
-// sigmoid32 is 1/(1+e⁻ˣ) with exp32: unlike (1 + tanh(x/2))/2 it keeps its
-// relative accuracy where σ(x) is tiny, which gates multiply into results
-// that the node suite compares with an absolute tolerance of 1e-7. Its
-// error bound is sigmoidMaxErr, checked like tanh32's.
-func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
-
-// exp32 is Cephes' expf: e^x = 2ⁿ·e^r with n = round(x·log2 e) and
-// |r| ≤ ln2/2 (r = x - n·ln2 in two parts, C1 exact in few bits), e^r by a
-// degree-7 polynomial. x is clamped to [-87.3, 88.3], where 2ⁿ stays a
-// normal float32 (the sigmoid only needs e^x there to be tiny or huge).
-func exp32(x float32) float32 {
-	x = min(max(x, expLo), expHi)
-	n := float32(math.RoundToEven(float64(float32(x * expLog2e))))
-	r := x - float32(n*expC1) - float32(n*expC2)
-	p := madd(r, expP0, expP1)
-	p = madd(p, r, expP2)
-	p = madd(p, r, expP3)
-	p = madd(p, r, expP4)
-	p = madd(p, r, expP5)
-	p = float32(p*float32(r*r)) + r + 1
-	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
-}
-
-// madd is a·b + c with the product rounded to float32 (never fused).
-func madd(a, b, c float32) float32 { return float32(a*b) + c }
-
-const (
-	tanhClamp = 7.90531110763549805
-	tanhA1    = 4.89352455891786e-03
-	tanhA3    = 6.37261928875436e-04
-	tanhA5    = 1.48572235717979e-05
-	tanhA7    = 5.12229709037114e-08
-	tanhA9    = -8.60467152213735e-11
-	tanhA11   = 2.00018790482477e-13
-	tanhA13   = -2.76076847742355e-16
-	tanhB0    = 4.89352518554385e-03
-	tanhB2    = 2.26843463243900e-03
-	tanhB4    = 1.18534705686654e-04
-	tanhB6    = 1.19825839466702e-06
-
-	expLo, expHi = -87.3, 88.3
-	expLog2e     = 1.44269504088896341
-	expC1        = 0.693359375
-	expC2        = -2.12194440e-4
-	expP0        = 1.9875691500e-4
-	expP1        = 1.3981999507e-3
-	expP2        = 8.3334519073e-3
-	expP3        = 4.1665795894e-2
-	expP4        = 1.6666665459e-1
-	expP5        = 5.0000001201e-1
-)

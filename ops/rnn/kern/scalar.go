@@ -1,14 +1,14 @@
 //go:build !(wasm && goexperiment.simd)
 
-package rnn
+package kern
 
 // Scalar loops of the float32 path, for every build but WebAssembly with
-// GOEXPERIMENT=simd (fast_simd.go computes the same values four lanes at a
+// GOEXPERIMENT=simd (simd.go computes the same values four lanes at a
 // time, in the same order).
 
-// gemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
+// GemvAcc adds v·M to out (out[j] += Σₚ v[p]·M[p, j], summed in order of
 // p); len(v) = m.k, len(out) = m.n.
-func gemvAcc(out, v []float32, m *panels) {
+func GemvAcc(out, v []float32, m *Panels) {
 	k := m.k
 	v, out = v[:k], out[:m.n]
 	w16 := m.wide()
@@ -29,10 +29,11 @@ func gemvAcc(out, v []float32, m *panels) {
 	}
 }
 
-// lstmGates finishes an LSTM step: g holds the pre-activations of the gates
-// i, o, f, c (H values each, without peepholes), c and h the state, updated
-// in place, p the peepholes i, o, f (nil when absent).
-func lstmGates(g, c, h, p []float32, inputForget bool) {
+// LSTMGates finishes an LSTM step: g holds the pre-activations of the gates
+// i, o, f, c (H values each, without peepholes), c the cell state, updated
+// in place, h the new hidden state (set, not read: the steps pass Y's row
+// of the step), p the peepholes i, o, f (nil when absent).
+func LSTMGates(g, c, h, p []float32, inputForget bool) {
 	H := len(h)
 	for j := range h {
 		var pi, po, pf float32
@@ -43,15 +44,15 @@ func lstmGates(g, c, h, p []float32, inputForget bool) {
 	}
 }
 
-// tanhTo sets dst[i] = tanh32(src[i]).
-func tanhTo(dst, src []float32) {
+// TanhTo sets dst[i] = tanh32(src[i]).
+func TanhTo(dst, src []float32) {
 	for i, x := range src[:len(dst)] {
 		dst[i] = tanh32(x)
 	}
 }
 
-// sigmoidTo sets dst[i] = sigmoid32(src[i]).
-func sigmoidTo(dst, src []float32) {
+// SigmoidTo sets dst[i] = sigmoid32(src[i]).
+func SigmoidTo(dst, src []float32) {
 	for i, x := range src[:len(dst)] {
 		dst[i] = sigmoid32(x)
 	}

@@ -1,4 +1,4 @@
-package rnn
+package kern
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ func BenchmarkGemv(b *testing.B) {
 	for i := range m {
 		m[i] = float32(i%7) * 0.01
 	}
-	var pm panels
-	pm.pack(m, k, 0, n)
+	var pm Panels
+	pm.Pack(m, k, 0, n)
 	for b.Loop() {
-		gemvAcc(out, v, &pm)
+		GemvAcc(out, v, &pm)
 	}
 }
 
@@ -33,7 +33,7 @@ func BenchmarkLstmGates(b *testing.B) {
 	for _, p := range [][]float32{nil, make([]float32, 3*H)} {
 		b.Run(fmt.Sprintf("peepholes=%v", p != nil), func(b *testing.B) {
 			for b.Loop() {
-				lstmGates(g, c, h, p, false)
+				LSTMGates(g, c, h, p, false)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package rnn
+package kern
 
 import (
 	"flag"
@@ -36,16 +36,16 @@ func TestActivationBounds(t *testing.T) {
 	buf, out := make([]float32, 0, 1024), make([]float32, 1024)
 	flush := func() {
 		// The vector forms must give the scalar results bit for bit.
-		tanhTo(out[:len(buf)], buf)
+		TanhTo(out[:len(buf)], buf)
 		for i, x := range buf {
 			if y := tanh32(x); math.Float32bits(out[i]) != math.Float32bits(y) {
-				t.Fatalf("tanhTo(%v) = %v, tanh32 %v", x, out[i], y)
+				t.Fatalf("TanhTo(%v) = %v, tanh32 %v", x, out[i], y)
 			}
 		}
-		sigmoidTo(out[:len(buf)], buf)
+		SigmoidTo(out[:len(buf)], buf)
 		for i, x := range buf {
 			if y := sigmoid32(x); math.Float32bits(out[i]) != math.Float32bits(y) {
-				t.Fatalf("sigmoidTo(%v) = %v, sigmoid32 %v", x, out[i], y)
+				t.Fatalf("SigmoidTo(%v) = %v, sigmoid32 %v", x, out[i], y)
 			}
 		}
 		buf = buf[:0]
@@ -81,7 +81,7 @@ func TestActivationBounds(t *testing.T) {
 	}
 }
 
-// TestGemvAcc checks gemvAcc against the plain ordered sum, bit for bit, on
+// TestGemvAcc checks GemvAcc against the plain ordered sum, bit for bit, on
 // widths with and without a partial last panel and row offsets.
 func TestGemvAcc(t *testing.T) {
 	for _, tc := range []struct{ k, n, rows, c0 int }{
@@ -112,14 +112,14 @@ func TestGemvAcc(t *testing.T) {
 		}
 		// m is packed over an earlier, larger packing, as a reused
 		// scratch buffer is, whose values must all be overwritten.
-		var m panels
+		var m Panels
 		big := make([]float32, (tc.n+17)*(tc.k+1))
 		for i := range big {
 			big[i] = 1e6
 		}
-		m.pack(big, tc.k+1, 0, tc.n+17)
-		m.pack(r, tc.k, tc.c0, tc.n)
-		gemvAcc(out, v, &m)
+		m.Pack(big, tc.k+1, 0, tc.n+17)
+		m.Pack(r, tc.k, tc.c0, tc.n)
+		GemvAcc(out, v, &m)
 		for j := range want {
 			if math.Float32bits(out[j]) != math.Float32bits(want[j]) {
 				t.Fatalf("%+v: out[%d] = %v, want %v", tc, j, out[j], want[j])
@@ -128,7 +128,7 @@ func TestGemvAcc(t *testing.T) {
 	}
 }
 
-// TestLSTMGates checks lstmGates (the SIMD build's phased vector form)
+// TestLSTMGates checks LSTMGates (the SIMD build's phased vector form)
 // against lstmUnit unit by unit, bit for bit, with vector tails.
 func TestLSTMGates(t *testing.T) {
 	for _, H := range []int{1, 4, 6, 37, 64} {
@@ -158,7 +158,7 @@ func TestLSTMGates(t *testing.T) {
 			if !tc.peep {
 				p = nil // the form without peepholes, against lstmUnit's with zeros
 			}
-			lstmGates(g, c, h, p, inputForget)
+			LSTMGates(g, c, h, p, inputForget)
 			for j := range H {
 				if math.Float32bits(c[j]) != math.Float32bits(wantC[j]) || math.Float32bits(h[j]) != math.Float32bits(wantH[j]) {
 					t.Fatalf("H=%d %+v unit %d: c, h = %v, %v, want %v, %v", H, tc, j, c[j], h[j], wantC[j], wantH[j])
