@@ -97,9 +97,10 @@ func (s *Schema) AllowedTypes(p *Param) []string {
 }
 
 // The table is indexed once, at first use, by domain and op type; an op's
-// versions are parsed when that op is first asked for. A model uses a few
-// dozen of the ~650 ops, and parsing all of them took 16 ms in a fresh wasm
-// instance (and left thousands of objects for every collection to mark).
+// versions are parsed when that op is first asked for. A model uses a dozen
+// or two of the table's 227 ops (~650 versions); parsing them all took
+// 12–16 ms in a fresh wasm instance and left thousands of objects for every
+// collection to mark.
 var (
 	indexOnce sync.Once
 	spans     map[string]map[string][]string // domain → op → the table's text of each version, ascending
