@@ -138,25 +138,27 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.
-	seg := roundUp(max(256, (1<<22)/max(mg*kdim, 1)), NR)
+	seg := roundUp(max(convSegMin, convSegMACs/max(mg*kdim, 1)), NR)
 	var im im2colB
 	if !pw {
 		sc := convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
-		im = im2colB{g: g}
+		im = im2colB{g: g, sc: sc}
 		if len(g.In) == 2 {
 			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
 				sc.taps = pl.offs
-				sc.col = grow(sc.col, cg*pl.size)
-				clear(sc.col) // padPlanes writes only the input's positions
-				sc.rowOff = padRowOffsets(&pl, cg, sc.rowOff[:0])
-				im.pad, im.padBuf, im.rowOff = &pl, sc.col, sc.rowOff
-				for _, o := range sc.rowOff {
-					im.maxRowOff = max(im.maxRowOff, o)
+				im.usePadded(pl, cg)
+			} else if im.bandFits(cg) {
+				// Too large to pad whole: each pixel segment pads just
+				// the input rows it reads (see band), so segments are
+				// whole output rows where a row fits in one.
+				im.banded = true
+				if OW := g.Out[1]; seg >= OW {
+					seg = seg / OW * OW
 				}
 			}
 		}
-		if im.pad == nil {
+		if im.pad == nil && !im.banded {
 			sc.rows = im2colRows(g, cg, sc.rows[:0])
 			im.rows = sc.rows
 		}
@@ -176,7 +178,7 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			}
 			A := cw.a(gi)
 			im.x = xg
-			if im.pad != nil {
+			if im.pad != nil && !im.banded {
 				im.padPlanes()
 			}
 			for j := 0; j < os; j += seg {
@@ -189,6 +191,9 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 				B := bOperand{b: xg[j:], ldb: os}
 				if !pw {
 					im.pix0 = j
+					if im.banded {
+						im.band(cg, j, nb)
+					}
 					B = bOperand{im2col: &im}
 				}
 				if rg != nil {
@@ -214,6 +219,9 @@ type im2colRow struct {
 // convScratch is per-call scratch of the convolutions, pooled so that
 // steady-state runs do not allocate.
 type convScratch struct {
+	layout    dwLayout // the padded planes' layout (im2colB.pad)
+	bandGeom  ConvGeom // a band's geometry (im2colB.band)
+	bandDims  [4]int   // bandGeom's Out and PadsBegin
 	rows      []im2colRow
 	col       []float32  // a column block, padded input planes, a pooling row
 	taps      []int      // the padded layout's tap offsets
@@ -258,6 +266,12 @@ type im2colB struct {
 	g    *ConvGeom
 	rows []im2colRow // 2-D only
 	pix0 int
+	sc   *convScratch
+
+	// banded: the padded planes hold only the input rows of the current
+	// pixel segment (band), laid out for sc.bandGeom, the segment's output
+	// rows; pix0 then counts from the band's first output row.
+	banded bool
 
 	pad    *dwLayout // the padded planes' layout, or nil
 	padBuf []float32 // channels × pad.size
@@ -268,9 +282,16 @@ type im2colB struct {
 }
 
 // maxPaddedIm2col bounds the padded copy of a group's input (floats): the
-// copy costs about one im2col row, and its scratch stays in cache. A
-// variable so that tests can run the other path.
-var maxPaddedIm2col = 1 << 18
+// copy costs about one im2col row, and its scratch stays in cache. Larger
+// inputs are padded a band of rows at a time, up to maxBandIm2col floats
+// for one output row's band, and beyond that read through the row table.
+// Variables, like the segment sizes, so that tests can run every path.
+var (
+	maxPaddedIm2col = 1 << 18
+	maxBandIm2col   = 1 << 20
+	convSegMACs     = 1 << 22 // multiply-adds per GEMM call
+	convSegMin      = 256     // pixels per GEMM call at least
+)
 
 // padRowOffsets appends, per im2col row (channel, tap), the offset of the
 // tap's first input in the padded planes of l.
@@ -281,6 +302,54 @@ func padRowOffsets(l *dwLayout, channels int, off []int) []int {
 		}
 	}
 	return off
+}
+
+// usePadded points the im2col at zero-padded planes of layout pl for
+// channels channels, in the scratch (padPlanes fills them).
+func (s *im2colB) usePadded(pl dwLayout, channels int) {
+	sc := s.sc
+	sc.layout = pl
+	sc.col = grow(sc.col, channels*pl.size)
+	clear(sc.col) // padPlanes writes only the input's positions
+	sc.rowOff = padRowOffsets(&sc.layout, channels, sc.rowOff[:0])
+	s.pad, s.padBuf, s.rowOff, s.maxRowOff = &sc.layout, sc.col, sc.rowOff, 0
+	for _, o := range sc.rowOff {
+		s.maxRowOff = max(s.maxRowOff, o)
+	}
+}
+
+// bandFits reports whether the padded rows of one output row, for all
+// channels (the least a band holds), stay within maxBandIm2col.
+func (s *im2colB) bandFits(channels int) bool {
+	s.setBandGeom(0, 1)
+	pl := newDWLayout(&s.sc.bandGeom, s.sc.taps)
+	s.sc.taps = pl.offs
+	return channels*pl.size <= maxBandIm2col
+}
+
+// setBandGeom makes bandGeom the geometry of output rows [oh0, oh0+rows):
+// the same input, read from padded row oh0·stride on (a negative top pad
+// skips the rows above the band).
+func (s *im2colB) setBandGeom(oh0, rows int) {
+	g, sc := s.g, s.sc
+	sc.bandDims = [4]int{rows, g.Out[1], g.PadsBegin[0] - oh0*g.Strides[0], g.PadsBegin[1]}
+	sc.bandGeom = ConvGeom{In: g.In, Out: sc.bandDims[0:2], Kernel: g.Kernel, Strides: g.Strides, Dilations: g.Dilations,
+		PadsBegin: sc.bandDims[2:4]}
+}
+
+// band pads, for the output pixels [j, j+nb), only the input rows that
+// their output rows read, and points the im2col at them: a 512×512 plane
+// is too large to pad whole within the cache, and the row-table path it
+// took instead (panel) cost a sixth of the U²-Net-style network's run.
+func (s *im2colB) band(channels, j, nb int) {
+	OW := s.g.Out[1]
+	oh0, oh1 := j/OW, (j+nb-1)/OW+1
+	s.setBandGeom(oh0, oh1-oh0)
+	pl := newDWLayout(&s.sc.bandGeom, s.sc.taps)
+	s.sc.taps = pl.offs
+	s.usePadded(pl, channels)
+	s.pix0 = j - oh0*OW
+	s.padPlanes()
 }
 
 // padPlanes copies x into padBuf (whose padding is zero).

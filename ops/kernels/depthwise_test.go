@@ -130,7 +130,8 @@ func TestConvPaddedIm2col(t *testing.T) {
 		{dwCase{n: 1, c: 1, h: 6, w: 40, kh: 3, kw: 3, sh: 1, sw: 1, dh: 2, dw: 1, pt: 0, pl: 1, pb: 2, pr: 1}, 5, 7},
 		{dwCase{n: 1, c: 1, h: 9, w: 9, kh: 1, kw: 1, sh: 2, sw: 2, dh: 1, dw: 1}, 6, 5},
 	}
-	defer func(v int) { maxPaddedIm2col = v }(maxPaddedIm2col)
+	defer func(p, b, m, n int) { maxPaddedIm2col, maxBandIm2col, convSegMACs, convSegMin = p, b, m, n }(
+		maxPaddedIm2col, maxBandIm2col, convSegMACs, convSegMin)
 	r := rand.New(rand.NewSource(4))
 	for _, tc := range cases {
 		d, cg, m := tc.d, tc.cg, tc.m
@@ -139,20 +140,29 @@ func TestConvPaddedIm2col(t *testing.T) {
 		g := d.geom()
 		ks := d.kh * d.kw
 		x, w, bias := randSlice(r, d.n*C*d.h*d.w), randSlice(r, m*cg*ks), randSlice(r, m)
-		run := func(limit int) []float32 {
-			maxPaddedIm2col = limit
+		// whole: the input padded whole; band: padded a band of rows per
+		// pixel segment of one panel (so bands start mid-row); rows: read
+		// through the row table.
+		run := func(whole, band bool) []float32 {
+			maxPaddedIm2col, maxBandIm2col, convSegMACs, convSegMin = 0, 0, 1<<22, 256
+			if whole {
+				maxPaddedIm2col = 1 << 30
+			}
+			if band {
+				maxBandIm2col, convSegMACs, convSegMin = 1<<30, 1, NR
+			}
 			y := make([]float32, d.n*m*g.OutSize())
 			if err := Conv(NewConvWeights(w, m, group, cg*ks, true), &ConvArgs{N: d.n, C: C, Geom: g, X: x, Bias: bias, Y: y}); err != nil {
 				t.Fatal(err)
 			}
 			return y
 		}
-		padded, direct := run(1<<30), run(0)
+		padded, banded, direct := run(true, false), run(false, true), run(false, false)
 		OH, OW := g.Out[0], g.Out[1]
 		mg := m / group
 		for i, v := range padded {
-			if v != direct[i] {
-				t.Fatalf("%+v: y[%d] = %v padded, %v direct", d, i, v, direct[i])
+			if v != direct[i] || v != banded[i] {
+				t.Fatalf("%+v: y[%d] = %v padded, %v banded, %v direct", d, i, v, banded[i], direct[i])
 			}
 			ow, oh, oc, n := i%OW, i/OW%OH, i/(OH*OW)%m, i/(OH*OW*m)
 			want := float64(bias[oc])
