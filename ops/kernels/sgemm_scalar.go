@@ -155,3 +155,18 @@ func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
 		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0, c1, c2, c3
 	}
 }
+
+// winoCols is winoInputRow's pass across the columns: for tiles
+// [0, tilesW) of the four transformed rows, V_ξ[ci][t0+tw] into the packed
+// operands (eo is the SIMD build's scratch).
+func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
+	K := pbs[0].K
+	for tw := 0; tw < tilesW; tw++ {
+		tt := t0 + tw
+		off := (tt/NR)*NR*K + ci*NR + tt%NR
+		j := 2 * tw
+		for r, row := range rows {
+			winoTile(pbs, r, off, row[j], row[j+1], row[j+2], row[j+3])
+		}
+	}
+}

@@ -125,6 +125,7 @@ type winoScratch struct {
 	v     []float32 // 16 packed C × tb blocks
 	mo    []float32 // 16 M × tb GEMM outputs
 	t     []float32 // 4 transformed input rows
+	eo    []float32 // one of them split into even and odd columns (winoCols)
 }
 
 // convWinograd runs one image of a group-1 3×3 unit-stride convolution.
@@ -145,6 +146,7 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 	// by pw so that tile tw reads t[r][2tw : 2tw+4].
 	tw4 := 2*tilesW + 2
 	s.t = grow(s.t, 4*tw4)
+	s.eo = grow(s.eo, tw4)
 	for th0 := 0; th0 < tilesH; th0 += rowsPer {
 		if checkpoint != nil {
 			if err := checkpoint(); err != nil {
@@ -161,7 +163,7 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 		for ci := 0; ci < c; ci++ {
 			xc := x[ci*H*W : (ci+1)*H*W]
 			for r := 0; r < nth; r++ {
-				winoInputRow(xc, H, W, (th0+r)*2-ph, pw, s.t[:4*tw4], tw4, tilesW, &pbs, ci, r*tilesW)
+				winoInputRow(xc, H, W, (th0+r)*2-ph, pw, s.t[:4*tw4], tw4, tilesW, &pbs, ci, r*tilesW, s.eo)
 			}
 		}
 		// Zero the padding columns of the last panel (the GEMM reads them).
@@ -195,8 +197,8 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 
 // winoInputRow transforms the input patches of one tile row of channel xc
 // (input rows ih0..ih0+3, zero outside the image) and writes, for each tile
-// tw, V_ξ[ci][t0+tw] into the packed operands.
-func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int, pbs *[16]PackedB, ci, t0 int) {
+// tw, V_ξ[ci][t0+tw] into the packed operands (eo: scratch of tw4 floats).
+func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
 	// Down the rows: t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3,
 	// over the strip's columns (col j reads input column j - pw).
 	var rows [4][]float32
@@ -221,19 +223,17 @@ func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int,
 		winoRows(rows, r0[lo:hi], r1[lo:hi], r2[lo:hi], r3[lo:hi], lo-pw)
 	}
 	// Across the columns of each tile, into the packed panels.
-	K := pbs[0].K
-	for tw := 0; tw < tilesW; tw++ {
-		tt := t0 + tw
-		off := (tt/NR)*NR*K + ci*NR + tt%NR
-		j := 2 * tw
-		for r, row := range [4][]float32{r0, r1, r2, r3} {
-			d0, d1, d2, d3 := row[j], row[j+1], row[j+2], row[j+3]
-			pbs[r*4+0].data[off] = d0 - d2
-			pbs[r*4+1].data[off] = d1 + d2
-			pbs[r*4+2].data[off] = d2 - d1
-			pbs[r*4+3].data[off] = d1 - d3
-		}
-	}
+	winoCols(&[4][]float32{r0, r1, r2, r3}, tilesW, pbs, ci, t0, eo)
+}
+
+// winoTile writes tile tw of row r (its columns j = 2tw … 2tw+3 as d0…d3)
+// transformed across the columns, A·Bᵀ's last step, to V_ξ (ξ = 4r…4r+3)
+// at the packed offset off.
+func winoTile(pbs *[16]PackedB, r, off int, d0, d1, d2, d3 float32) {
+	pbs[r*4+0].data[off] = d0 - d2
+	pbs[r*4+1].data[off] = d1 + d2
+	pbs[r*4+2].data[off] = d2 - d1
+	pbs[r*4+3].data[off] = d1 - d3
 }
 
 // winoRows computes Bᵀ d down the four rows over n columns: rows[r] (nil
