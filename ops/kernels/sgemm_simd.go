@@ -713,3 +713,36 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo [
 		}
 	}
 }
+
+// winoOutputVec applies Aᵀ m A to winoOutputRow's tiles four at a time,
+// while their eight output columns lie inside the row, and returns how many
+// tiles it did (the rest take winoOutputRow's scalar loop). The products of
+// four tiles are four vectors per ξ; each output row's even and odd columns
+// come out as two vectors, interleaved into the row by lane moves. Per
+// element the arithmetic is the scalar loop's, in its order.
+func winoOutputVec(m *[16][]float32, y0, y1 []float32, tilesW, OW int) int {
+	tw := 0
+	for ; tw+4 <= tilesW && 2*tw+8 <= OW; tw += 4 {
+		var s0, s1 [4]f32x4
+		for col := 0; col < 4; col++ {
+			a0 := archsimd.LoadFloat32x4(m[col][tw : tw+4])
+			a1 := archsimd.LoadFloat32x4(m[4+col][tw : tw+4])
+			a2 := archsimd.LoadFloat32x4(m[8+col][tw : tw+4])
+			a3 := archsimd.LoadFloat32x4(m[12+col][tw : tw+4])
+			s0[col] = a0.Add(a1).Add(a2)
+			s1[col] = a1.Sub(a2).Sub(a3)
+		}
+		ow := 2 * tw
+		interleave2(y0[ow:ow+8], s0[0].Add(s0[1]).Add(s0[2]), s0[1].Sub(s0[2]).Sub(s0[3]))
+		if y1 != nil {
+			interleave2(y1[ow:ow+8], s1[0].Add(s1[1]).Add(s1[2]), s1[1].Sub(s1[2]).Sub(s1[3]))
+		}
+	}
+	return tw
+}
+
+// interleave2 stores e's lanes to d's even and o's to its odd elements.
+func interleave2(d []float32, e, o f32x4) {
+	e.SetElem(1, o.GetElem(0)).SetElem(2, e.GetElem(1)).SetElem(3, o.GetElem(1)).Store(d[0:4])
+	o.SetElem(0, e.GetElem(2)).SetElem(1, o.GetElem(2)).SetElem(2, e.GetElem(3)).Store(d[4:8])
+}

@@ -276,7 +276,8 @@ func winoOutputRow(mo []float32, stride, base, tilesW int, y []float32, oh, OH, 
 	if oh+1 < OH {
 		y1 = y[(oh+1)*OW : (oh+2)*OW]
 	}
-	for tw := 0; tw < tilesW; tw++ {
+	tw := winoOutputVec(&m, y0, y1, tilesW, OW) // the SIMD build's vectors
+	for ; tw < tilesW; tw++ {
 		// Down the rows: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column).
 		var s0, s1 [4]float32
 		for col := 0; col < 4; col++ {
