@@ -24,12 +24,13 @@ import "sync"
 
 // winogradMin is the least number of input and output channels for which the
 // transforms pay for themselves. Measured in wasm (TestTuneWinograd) once
-// the GEMM fused its epilogue and gathered wrapping panels by vectors:
-// 0.97× the im2col GEMM at 16→64 channels, 0.87× at 32→128 (27×27), 0.90×
-// at 48→192 (13×13), 1.04× at 64→256 (13×13), 1.15–1.5× on ResNet-50's
-// layers; DenseNet's 128→32 at 28, 14 and 7 pixels ran 25% faster as a
-// GEMM. (It was 32 when the GEMM was slower: 1.0–1.2× at 32–64.)
-const winogradMin = 64
+// the input and output transforms ran four tiles per vector: 0.95× the
+// im2col GEMM at 16→64 channels (55×55), 0.83× at 24→24 (40×40), 1.12× at
+// 32→128 (27×27), 1.04× at 48→192 (13×13), 1.21× at 64→256 (13×13),
+// 1.45–1.77× on ResNet-50's layers; DenseNet-121 (128→32) ran 9% and the
+// U²-Net-style network 10% faster than at 64. (It was 64 while the
+// transforms stored a float at a time.)
+const winogradMin = 32
 
 // winogradOn switches the Winograd path (a benchmark compares both).
 var winogradOn = true
