@@ -341,6 +341,9 @@ var convCases = []convCase{
 	{name: "winograd-odd-pads", n: 1, c: 64, m: 68, group: 1, in: []int{8, 13}, kernel: []int{3, 3}, pads: []int{0, 2, 1, 0}, convOnly: true},
 	{name: "winograd-wide", n: 1, c: 72, m: 64, group: 1, in: []int{5, 150}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
 	{name: "winograd-tall-deep", n: 1, c: 300, m: 69, group: 1, in: []int{40, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true},
+	// Odd widths whose last group of four tiles has a one-column tile (7 = 4 tiles, 15 = 8), at 32 channels.
+	{name: "winograd-7x7", n: 2, c: 32, m: 36, group: 1, in: []int{7, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-odd-15", n: 1, c: 40, m: 33, group: 1, in: []int{6, 15}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
 	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},
