@@ -1,6 +1,10 @@
 package elementwise
 
-import "math"
+import (
+	"math"
+
+	"github.com/gort-dev/gort/ops/internal/expf"
+)
 
 // Float32 erf and exp for the hot float32 paths (Erf, Softmax). Going
 // through float64 (math.Erf, math.Exp) costs two conversions and a long
@@ -17,18 +21,9 @@ const (
 	// low mantissa bits of t (so t's bits minus magicBits is n).
 	expMagic     = 12582912 // 1.5·2^23
 	expMagicBits = 0x4B400000
-	expLog2e     = 1.44269504088896341
-	expLn2Hi     = 0.693359375 // 355/512: 9 bits, n·ln2Hi is exact for |n| < 2^15
-	expLn2Lo     = -2.12194440e-4
 	// Below ln(2^-126) the result would be subnormal: it is flushed to 0.
 	expMin = -87.33654475
-	// Cephes expf polynomial: e^r ≈ 1 + r + r²·P(r) on [-ln2/2, ln2/2].
-	expP0 = 1.9875691500e-4
-	expP1 = 1.3981999507e-3
-	expP2 = 8.3334519073e-3
-	expP3 = 4.1665795894e-2
-	expP4 = 1.6666665459e-1
-	expP5 = 5.0000001201e-1
+	// log2 e, ln 2's split and the polynomial: ops/internal/expf.
 
 	// erf32: below erfSplit, erf(x) = x + x·S(x²); above it,
 	// erf(x) = 1 - e^-(t + t·B(t)) with t = min(|x|, erfClamp) (erf rounds to
@@ -59,15 +54,15 @@ func exp32(x float32) float32 {
 	if x < expMin {
 		return 0
 	}
-	t := float32(x*expLog2e) + expMagic
+	t := float32(x*expf.Log2e) + expMagic
 	n := t - expMagic
-	r := x - float32(n*expLn2Hi)
-	r = r - float32(n*expLn2Lo)
-	p := float32(expP0*r) + expP1
-	p = float32(p*r) + expP2
-	p = float32(p*r) + expP3
-	p = float32(p*r) + expP4
-	p = float32(p*r) + expP5
+	r := x - float32(n*expf.Ln2Hi)
+	r = r - float32(n*expf.Ln2Lo)
+	p := float32(expf.P0*r) + expf.P1
+	p = float32(p*r) + expf.P2
+	p = float32(p*r) + expf.P3
+	p = float32(p*r) + expf.P4
+	p = float32(p*r) + expf.P5
 	p = float32(float32(p*float32(r*r))+r) + 1
 	scale := math.Float32frombits(uint32(int32(math.Float32bits(t))-expMagicBits+127) << 23)
 	return p * scale

@@ -3,6 +3,7 @@
 package elementwise
 
 import (
+	"github.com/gort-dev/gort/ops/internal/expf"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -28,15 +29,15 @@ func bc(x float32) f32x4 { return archsimd.BroadcastFloat32x4(x) }
 func exp4(x f32x4) f32x4 {
 	x = x.Min(bc(0))
 	under := x.Less(bc(expMin))
-	t := x.Mul(bc(expLog2e)).Add(bc(expMagic))
+	t := x.Mul(bc(expf.Log2e)).Add(bc(expMagic))
 	n := t.Sub(bc(expMagic))
-	r := x.Sub(n.Mul(bc(expLn2Hi)))
-	r = r.Sub(n.Mul(bc(expLn2Lo)))
-	p := bc(expP0).Mul(r).Add(bc(expP1))
-	p = p.Mul(r).Add(bc(expP2))
-	p = p.Mul(r).Add(bc(expP3))
-	p = p.Mul(r).Add(bc(expP4))
-	p = p.Mul(r).Add(bc(expP5))
+	r := x.Sub(n.Mul(bc(expf.Ln2Hi)))
+	r = r.Sub(n.Mul(bc(expf.Ln2Lo)))
+	p := bc(expf.P0).Mul(r).Add(bc(expf.P1))
+	p = p.Mul(r).Add(bc(expf.P2))
+	p = p.Mul(r).Add(bc(expf.P3))
+	p = p.Mul(r).Add(bc(expf.P4))
+	p = p.Mul(r).Add(bc(expf.P5))
 	p = p.Mul(r.Mul(r)).Add(r).Add(bc(1))
 	e := t.ToBits().BitsToInt32().Sub(archsimd.BroadcastInt32x4(expMagicBits - 127)).ShiftAllLeft(23)
 	p = p.Mul(e.ToBits().BitsToFloat32())

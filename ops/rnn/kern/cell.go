@@ -1,6 +1,10 @@
 package kern
 
-import "math"
+import (
+	"math"
+
+	"github.com/gort-dev/gort/ops/internal/expf"
+)
 
 // Panels is a k×n matrix packed for GemvAcc: the first n/16·16 columns in
 // panels of 16 columns, the rest in panels of 8, each over the full depth
@@ -102,13 +106,13 @@ func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
 // normal float32 (the sigmoid only needs e^x there to be tiny or huge).
 func exp32(x float32) float32 {
 	x = min(max(x, expLo), expHi)
-	n := float32(math.RoundToEven(float64(float32(x * expLog2e))))
-	r := x - float32(n*expC1) - float32(n*expC2)
-	p := madd(r, expP0, expP1)
-	p = madd(p, r, expP2)
-	p = madd(p, r, expP3)
-	p = madd(p, r, expP4)
-	p = madd(p, r, expP5)
+	n := float32(math.RoundToEven(float64(float32(x * expf.Log2e))))
+	r := x - float32(n*expf.Ln2Hi) - float32(n*expf.Ln2Lo)
+	p := madd(r, expf.P0, expf.P1)
+	p = madd(p, r, expf.P2)
+	p = madd(p, r, expf.P3)
+	p = madd(p, r, expf.P4)
+	p = madd(p, r, expf.P5)
 	p = float32(p*float32(r*r)) + r + 1
 	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
@@ -131,14 +135,5 @@ const (
 	tanhB6    = 1.19825839466702e-06
 
 	expLo, expHi = -87.3, 88.3
-	expLog2e     = 1.44269504088896341
-	expC1        = 0.693359375
-	expC2        = -2.12194440e-4
-	expP0        = 1.9875691500e-4
-	expP1        = 1.3981999507e-3
-	expP2        = 8.3334519073e-3
-	expP3        = 4.1665795894e-2
-	expP4        = 1.6666665459e-1
-	expP5        = 5.0000001201e-1
 	expMagic     = 0x1.8p23 + 127 // exp4's rounding and exponent bias
 )

@@ -3,6 +3,7 @@
 package kern
 
 import (
+	"github.com/gort-dev/gort/ops/internal/expf"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -149,15 +150,15 @@ var actK = [...][4]float32{
 	kOne:          {1, 1, 1, 1},
 	kNegExpHi:     {-expHi, -expHi, -expHi, -expHi},
 	kNegExpLo:     {-expLo, -expLo, -expLo, -expLo},
-	kExpLog2e:     {expLog2e, expLog2e, expLog2e, expLog2e},
-	kExpC1:        {expC1, expC1, expC1, expC1},
-	kExpC2:        {expC2, expC2, expC2, expC2},
-	kExpP0:        {expP0, expP0, expP0, expP0},
-	kExpP1:        {expP1, expP1, expP1, expP1},
-	kExpP2:        {expP2, expP2, expP2, expP2},
-	kExpP3:        {expP3, expP3, expP3, expP3},
-	kExpP4:        {expP4, expP4, expP4, expP4},
-	kExpP5:        {expP5, expP5, expP5, expP5},
+	kExpLog2e:     {expf.Log2e, expf.Log2e, expf.Log2e, expf.Log2e},
+	kExpC1:        {expf.Ln2Hi, expf.Ln2Hi, expf.Ln2Hi, expf.Ln2Hi},
+	kExpC2:        {expf.Ln2Lo, expf.Ln2Lo, expf.Ln2Lo, expf.Ln2Lo},
+	kExpP0:        {expf.P0, expf.P0, expf.P0, expf.P0},
+	kExpP1:        {expf.P1, expf.P1, expf.P1, expf.P1},
+	kExpP2:        {expf.P2, expf.P2, expf.P2, expf.P2},
+	kExpP3:        {expf.P3, expf.P3, expf.P3, expf.P3},
+	kExpP4:        {expf.P4, expf.P4, expf.P4, expf.P4},
+	kExpP5:        {expf.P5, expf.P5, expf.P5, expf.P5},
 	kExpMagic:     {expMagic, expMagic, expMagic, expMagic},
 }
 
