@@ -148,14 +148,19 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
 				sc.taps = pl.offs
 				im.usePadded(pl, cg)
-			} else if im.bandFits(cg) {
+			} else if im.bandFits(cg, 1) {
 				// Too large to pad whole: each pixel segment pads just
-				// the input rows it reads (see band), so segments are
-				// whole output rows where a row fits in one.
+				// the input rows it reads (see band). Segments are whole
+				// output rows, at least four where the band stays within
+				// maxBandIm2col: a band pads the rows its neighbours also
+				// read again ((rows+2)/rows of the input for a 3×3 kernel).
 				im.banded = true
-				if OW := g.Out[1]; seg >= OW {
-					seg = seg / OW * OW
+				OW := g.Out[1]
+				rows := max(1, seg/OW)
+				for rows < 4 && im.bandFits(cg, rows+1) {
+					rows++
 				}
+				seg = rows * OW
 			}
 		}
 		if im.pad == nil && !im.banded {
@@ -318,10 +323,10 @@ func (s *im2colB) usePadded(pl dwLayout, channels int) {
 	}
 }
 
-// bandFits reports whether the padded rows of one output row, for all
-// channels (the least a band holds), stay within maxBandIm2col.
-func (s *im2colB) bandFits(channels int) bool {
-	s.setBandGeom(0, 1)
+// bandFits reports whether the padded input rows of rows output rows, for
+// all channels, stay within maxBandIm2col.
+func (s *im2colB) bandFits(channels, rows int) bool {
+	s.setBandGeom(0, rows)
 	pl := newDWLayout(&s.sc.bandGeom, s.sc.taps)
 	s.sc.taps = pl.offs
 	return channels*pl.size <= maxBandIm2col

@@ -140,9 +140,10 @@ func TestConvPaddedIm2col(t *testing.T) {
 		g := d.geom()
 		ks := d.kh * d.kw
 		x, w, bias := randSlice(r, d.n*C*d.h*d.w), randSlice(r, m*cg*ks), randSlice(r, m)
-		// whole: the input padded whole; band: padded a band of rows per
-		// pixel segment of one panel (so bands start mid-row); rows: read
-		// through the row table.
+		// whole: the input padded whole; band: padded a band of up to four
+		// output rows' input rows per pixel segment (several bands, the
+		// first and last with padding rows); rows: read through the row
+		// table.
 		run := func(whole, band bool) []float32 {
 			maxPaddedIm2col, maxBandIm2col, convSegMACs, convSegMin = 0, 0, 1<<22, 256
 			if whole {
