@@ -127,11 +127,11 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 	case []float64:
 		castWide(d, 0, true, 64, out, o)
 	case []int8:
-		castVia[int64](d, out, o)
+		castVia[int64](d, false, 0, out, o)
 	case []int16:
-		castVia[int64](d, out, o)
+		castVia[int64](d, false, 0, out, o)
 	case []int32:
-		castVia[int64](d, out, o)
+		castVia[int64](d, false, 0, out, o)
 	case []int64:
 		castWide(d, 0, false, 0, out, o)
 	case []uint8:
@@ -142,12 +142,12 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 			}
 			castWide(v, 0, true, 64, out, o)
 		} else {
-			castVia[uint64](d, out, o)
+			castVia[uint64](d, false, 0, out, o)
 		}
 	case []uint16:
-		castVia[uint64](d, out, o)
+		castVia[uint64](d, false, 0, out, o)
 	case []uint32:
-		castVia[uint64](d, out, o)
+		castVia[uint64](d, false, 0, out, o)
 	case []uint64:
 		castWide(d, 0, false, 0, out, o)
 	case []bool:
@@ -167,7 +167,7 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 				u[i] = 1
 			}
 		}
-		castVia[uint64](u, out, o)
+		castVia[uint64](u, false, 0, out, o)
 	case []string:
 		if err := castString(d, out, o); err != nil {
 			return nil, err
@@ -178,7 +178,7 @@ func castTensor(ctx *op.Context, x *tensor.Tensor, to tensor.DType, o castOpts) 
 	return out, nil
 }
 
-// castChunk is how many elements castVia and castF32 widen at a time, on the
+// castChunk is how many elements castVia widens at a time, on the
 // stack: small enough for the cache, large enough that the per-chunk dispatch
 // costs nothing.
 const castChunk = 512
@@ -205,23 +205,17 @@ func castF32(src []float32, out *tensor.Tensor, o castOpts) {
 		}
 		return
 	}
-	var buf [castChunk]float64
-	for off := 0; off < len(src); off += castChunk {
-		s := src[off:min(off+castChunk, len(src))]
-		w := buf[:len(s)]
-		for i, v := range s {
-			w[i] = float64(v)
-		}
-		castWide(w, off, true, 32, out, o)
-	}
+	castVia[float64](src, true, 32, out, o)
 }
 
-// castVia casts integers narrower than 64 bits by widening them a chunk at a
-// time to W (int64 for signed, uint64 for unsigned sources): the widened value
-// is the same number, and converting it to any target (wrapping to an integer,
-// rounding once to a float, formatting) gives what converting the narrow one
-// would, so castWide needs only three instantiations instead of one per type.
-func castVia[W int64 | uint64, S int8 | int16 | int32 | uint8 | uint16 | uint32](src []S, out *tensor.Tensor, o castOpts) {
+// castVia casts values narrower than 64 bits by widening them a chunk at a
+// time to W (int64 for signed, uint64 for unsigned integers, float64 for
+// float32): the widened value is the same number, and converting it to any
+// target (wrapping to an integer, rounding once to a float, formatting at
+// the source's width in bits when isFloat) gives what converting the narrow
+// one would, so castWide needs only three instantiations instead of one per
+// type.
+func castVia[W int64 | uint64 | float64, S int8 | int16 | int32 | uint8 | uint16 | uint32 | float32](src []S, isFloat bool, bits int, out *tensor.Tensor, o castOpts) {
 	var buf [castChunk]W
 	for off := 0; off < len(src); off += castChunk {
 		s := src[off:min(off+castChunk, len(src))]
@@ -229,7 +223,7 @@ func castVia[W int64 | uint64, S int8 | int16 | int32 | uint8 | uint16 | uint32]
 		for i, v := range s {
 			w[i] = W(v)
 		}
-		castWide(w, off, false, 0, out, o)
+		castWide(w, off, isFloat, bits, out, o)
 	}
 }
 
