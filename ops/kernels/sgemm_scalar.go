@@ -127,17 +127,6 @@ func ScaleShift(dst, src []float32, sub, mul, add float32) {
 // maxWindowS1Vec is the vectorised part of maxWindowS1: none here.
 func maxWindowS1Vec(y, x, first []float32, KW, dw int) int { return 0 }
 
-// winoRowsFull computes Bᵀ d down four full rows.
-func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
-	n := len(t0)
-	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
-	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
-	for i := 0; i < n; i++ {
-		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
-		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
-	}
-}
-
 // kernel4xn writes into t (rows NR apart) the first n < NR columns of the
 // MR×NR tile a·b (B rows ldb apart): an edge panel's few columns without
 // the work of the full tile (see sgemm_simd.go); the same sums, in order.
@@ -155,22 +144,3 @@ func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
 		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0, c1, c2, c3
 	}
 }
-
-// winoCols is winoInputRow's pass across the columns: for tiles
-// [0, tilesW) of the four transformed rows, V_ξ[ci][t0+tw] into the packed
-// operands (eo is the SIMD build's scratch).
-func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
-	K := pbs[0].K
-	for tw := 0; tw < tilesW; tw++ {
-		tt := t0 + tw
-		off := (tt/NR)*NR*K + ci*NR + tt%NR
-		j := 2 * tw
-		for r, row := range rows {
-			winoTile(pbs, r, off, row[j], row[j+1], row[j+2], row[j+3])
-		}
-	}
-}
-
-// winoOutputVec is the SIMD build's vector part of winoOutputRow; here
-// every tile takes the scalar loop.
-func winoOutputVec(m *[16][]float32, y0, y1 []float32, tilesW, OW int) int { return 0 }

@@ -1,0 +1,36 @@
+//go:build !(wasm && goexperiment.simd)
+
+package kernels
+
+// The Winograd transforms' loops for every build but WebAssembly with
+// GOEXPERIMENT=simd (winograd_simd.go).
+
+// winoRowsFull computes Bᵀ d down four full rows.
+func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
+	n := len(t0)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	t1, t2, t3 = t1[:n], t2[:n], t3[:n]
+	for i := 0; i < n; i++ {
+		a0, a1, a2, a3 := d0[i], d1[i], d2[i], d3[i]
+		t0[i], t1[i], t2[i], t3[i] = a0-a2, a1+a2, a2-a1, a1-a3
+	}
+}
+
+// winoCols is winoInputRow's pass across the columns: for tiles
+// [0, tilesW) of the four transformed rows, V_ξ[ci][t0+tw] into the packed
+// operands (eo is the SIMD build's scratch).
+func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
+	K := pbs[0].K
+	for tw := 0; tw < tilesW; tw++ {
+		tt := t0 + tw
+		off := (tt/NR)*NR*K + ci*NR + tt%NR
+		j := 2 * tw
+		for r, row := range rows {
+			winoTile(pbs, r, off, row[j], row[j+1], row[j+2], row[j+3])
+		}
+	}
+}
+
+// winoOutputVec is the SIMD build's vector part of winoOutputRow; here
+// every tile takes the scalar loop.
+func winoOutputVec(m *[16][]float32, y0, y1 []float32, tilesW, OW int) int { return 0 }
