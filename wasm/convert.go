@@ -241,9 +241,8 @@ func valueToJS(v tensor.Value) (js.Value, error) {
 // feedsFromJS converts {name: wire value} against the session's declared
 // inputs. Names, dtypes and dims are validated by the Go session; here only
 // what the conversion itself needs (well-formed wire values, byte length =
-// product of dims × element size).
-// feedsFromJS reads a run's feeds; host (nil: none) supplies and records the
-// host tensors they are copied into (feedbufs.go).
+// product of dims × element size). host (nil: none) supplies and records
+// the host tensors the feeds are copied into (feedbufs.go).
 func feedsFromJS(s *runtime.Session, f js.Value, host *hostFeeds) (map[string]tensor.Value, error) {
 	if f.Type() != js.TypeObject || jsval.IsArray(f) {
 		return nil, errs.New(errs.InvalidFeed, "feeds must be an object mapping input names to tensors, got %s", jsval.Describe(f))

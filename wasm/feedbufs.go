@@ -68,19 +68,13 @@ func (h *hostFeeds) alloc(name string, dt tensor.DType, shape []int) *tensor.Ten
 }
 
 // done hands the run's host feed tensors back to the session for the next
-// run, once the run's outputs have been copied out. A feed that the run also
-// returned as an output is left out, in case its holder keeps it.
-func (h *hostFeeds) done(outputs map[string]tensor.Value) {
+// run. It runs after the run's outputs were copied to JS, so nothing refers
+// to them, even to a feed the graph returns as an output.
+func (h *hostFeeds) done() {
 	b := h.bufs
 	b.mu.Lock()
 	defer b.mu.Unlock()
-next:
 	for name, t := range h.made {
-		for _, o := range outputs {
-			if o == tensor.Value(t) {
-				continue next
-			}
-		}
 		b.byName[name] = t
 	}
 }

@@ -368,7 +368,7 @@ func run(args []js.Value) (func() (any, error), error) {
 			opts.Yield = y.yield
 		}
 		out, err := s.RunWith(ctx, feeds, fetches, opts)
-		defer host.done(out) // after the outputs' copies below
+		defer host.done() // after the outputs' copies below
 		if err != nil {
 			if ctx.Err() != nil && errs.CodeOf(err) != errs.Aborted {
 				// A kernel noticed the cancellation in its own way.

@@ -151,7 +151,8 @@ test('every dtype round-trips bit-exactly through a session (bulk byte copies)',
 test('a session copies each run\'s feeds into the previous run\'s memory without mixing runs up', async () => {
   // wasm/feedbufs.go keeps a session's host feed tensors between runs: Relu
   // may run in place over the kept x, h converts from float16, b normalises
-  // bools, and the passthrough p is the feed itself (so it is not kept).
+  // bools, and the output p is the feed itself (earlier results must not change
+  // when its memory is refilled).
   const s = await InferenceSession.create(model({
     inputs: [{ name: 'x', type: { tensor: 'float32', shape: ['N', 3] } }, { name: 'h', type: { tensor: 'float16', shape: [2] } },
       { name: 'b', type: { tensor: 'bool', shape: [2] } }, { name: 'p', type: { tensor: 'int32', shape: [2] } }],

@@ -59,8 +59,8 @@ const iters = args.quick ? { min: 3, max: 5, budgetMs: 3000 } : { min: 5, max: 2
 // few runs; gort's Go functions take tens of small runs (its LSTM model ran
 // at 10.9 ms median over runs 2–21, 2.6 ms afterwards), so without a
 // warm-up the steady-state median of a model of a few ms would measure V8's
-// tiering, not the kernels. The cold numbers (create, first run) are taken
-// before it and reported as they are.
+// tiering, not the kernels. The create and first run reported are not this
+// process's but fresh processes' (coldStarts).
 const warmMs = args.quick ? 300 : 1500;
 // Cold starts per runtime and model, each in a fresh process (cold.mjs).
 const coldReps = args.quick ? 1 : 3;
