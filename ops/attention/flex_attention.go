@@ -116,7 +116,7 @@ func buildFlexAttention(n *op.Node) (any, error) {
 			}
 		}
 		store(out, y)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -86,7 +86,7 @@ func buildRotary(n *op.Node) (any, error) {
 		} else {
 			rotate(r, out.F32(), values[float32](x), values[float32](cosT), values[float32](sinT))
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -33,7 +33,7 @@ func buildSwiGLU(n *op.Node) (any, error) {
 		} else {
 			swiglu(out.F32(), a.F32(), b.F32(), float64(alpha))
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -149,14 +149,14 @@ func buildRelu(n *op.Node) (any, error) {
 				break
 			}
 			reluF32(out.F32(), d)
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		case []float64:
 			relu(out.F64(), d)
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}
 		if ints && isSigned(dt) {
 			eachInt(out, x, true, relu[int8], relu[int16], relu[int32], relu[int64], nil)
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}
 		return nil, badType("Relu", dt)
 	}), nil
@@ -202,7 +202,7 @@ func buildLeakyRelu(n *op.Node) (any, error) {
 		default:
 			return nil, badType("LeakyRelu", dt)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

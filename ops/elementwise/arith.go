@@ -53,7 +53,7 @@ func init() {
 				}
 				out := ctx.NewOver([]*tensor.Tensor{a, b}, a.DType(), shape...)
 				arithInto(k, out, a, b)
-				return []*tensor.Tensor{out}, nil
+				return ctx.One(out), nil
 			}), nil
 		})
 	}

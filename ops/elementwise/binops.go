@@ -82,7 +82,7 @@ func buildPow(n *op.Node) (any, error) {
 		}
 		if a.DType().IsFloat() && b.DType().IsFloat() {
 			powF32(out, a, b)
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}
 		switch od := out.Data().(type) {
 		case []float32:
@@ -106,7 +106,7 @@ func buildPow(n *op.Node) (any, error) {
 		case []uint64:
 			powT(od, out, a, b)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -242,7 +242,7 @@ func buildMod(n *op.Node) (any, error) {
 		default:
 			return nil, badType("Mod", a.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -344,7 +344,7 @@ func buildPRelu(n *op.Node) (any, error) {
 		default:
 			return nil, badType("PRelu", x.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -395,7 +395,7 @@ func buildBitShift(n *op.Node) (any, error) {
 		default:
 			return nil, badType("BitShift", a.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -441,7 +441,7 @@ func buildLogic(name string) op.Builder {
 				return nil, op.Errorf("%s needs bool inputs, got %s and %s", name, a.DType(), b.DType())
 			}
 			map2(out, a, b, f)
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }
@@ -460,7 +460,7 @@ func buildNot(n *op.Node) (any, error) {
 		for i, v := range x.Bools() {
 			od[i] = !v
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -498,7 +498,7 @@ func buildBitwise(name string) op.Builder {
 			default:
 				return nil, badType(name, a.DType())
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }
@@ -541,7 +541,7 @@ func buildBitwiseNot(n *op.Node) (any, error) {
 		case []uint64:
 			bitNot(tensor.Data[uint64](out), d)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -603,7 +603,7 @@ func buildCompare(name string) op.Builder {
 			case []bool:
 				map2(out, a, b, func(x, y bool) bool { return x == y })
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }

@@ -38,7 +38,7 @@ func buildClip(n *op.Node) (any, error) {
 			default:
 				return nil, badType("Clip", x.DType())
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 	ints := n.Version >= 12
@@ -96,7 +96,7 @@ func buildClip(n *op.Node) (any, error) {
 		case []uint64:
 			clipBounds(out, d, lo, hi)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

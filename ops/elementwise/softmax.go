@@ -69,14 +69,14 @@ func init() {
 				}
 				out := ctx.New(dt, shape...)
 				if x.Len() == 0 {
-					return []*tensor.Tensor{out}, nil
+					return ctx.One(out), nil
 				}
 				if dt == tensor.Double {
 					softmaxT(k, out.F64(), x.F64(), outer, mid, inner, softmaxRow[float64])
 				} else {
 					softmaxT(k, out.F32(), x.F32(), outer, mid, inner, softmaxRowF32)
 				}
-				return []*tensor.Tensor{out}, nil
+				return ctx.One(out), nil
 			}), nil
 		})
 	}

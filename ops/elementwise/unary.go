@@ -90,18 +90,18 @@ func floatKernelVec(name string, f floatFn, vec32 func(dst, src []float32), ints
 			} else {
 				mapF32(out.F32(), x.F32(), f.f32)
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		case dt == tensor.Double:
 			out := ctx.New(dt, x.Shape()...)
 			od := out.F64()
 			for i, v := range x.F64() {
 				od[i] = f.f64(v)
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		case ints != nil && isInt(dt):
 			out := ctx.New(dt, x.Shape()...)
 			if ints(out, x) {
-				return []*tensor.Tensor{out}, nil
+				return ctx.One(out), nil
 			}
 		}
 		return nil, badType(name, dt)
@@ -248,7 +248,7 @@ func buildIsNaN(n *op.Node) (any, error) {
 			for i, v := range x.F32() {
 				od[i] = v != v
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}
 		v, ok := floatValues(x)
 		if !ok {
@@ -257,7 +257,7 @@ func buildIsNaN(n *op.Node) (any, error) {
 		for i, f := range v {
 			od[i] = f != f
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -281,6 +281,6 @@ func buildIsInf(n *op.Node) (any, error) {
 		for i, f := range v {
 			od[i] = (pos && math.IsInf(f, 1)) || (neg && math.IsInf(f, -1))
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

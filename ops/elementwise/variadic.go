@@ -42,7 +42,7 @@ func variadic(name string, k arithOp, mean bool) op.Builder {
 				return nil, badType(name, dt)
 			}
 			if len(in) == 1 {
-				return []*tensor.Tensor{in[0]}, nil
+				return ctx.One(in[0]), nil
 			}
 			shape, err := broadcastShapes(in...)
 			if err != nil {
@@ -65,7 +65,7 @@ func variadic(name string, k arithOp, mean bool) op.Builder {
 					}
 				}
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }

@@ -50,7 +50,7 @@ func buildWhere(n *op.Node) (any, error) {
 		default:
 			return nil, badType("Where", x.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -66,7 +66,7 @@ func buildImageDecoder(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

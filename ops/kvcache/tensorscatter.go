@@ -89,6 +89,6 @@ func buildTensorScatter(n *op.Node) (any, error) {
 				}
 			}
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -55,7 +55,7 @@ func buildNLL(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -46,6 +46,6 @@ func buildArrayFeatureExtractor(n *op.Node) (any, error) {
 				tensor.SetFrom(out, r*len(idx)+j, x, r*last+int(i))
 			}
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -51,6 +51,6 @@ func buildBinarizer(n *op.Node) (any, error) {
 		default:
 			return nil, op.Errorf("Binarizer does not support %s", x.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

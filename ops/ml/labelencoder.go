@@ -64,7 +64,7 @@ func (e *encoder) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, e
 			tensor.SetFrom(out, i, e.def, 0)
 		}
 	}
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }
 
 // buildLabelEncoderV1: one class list; string input looks up its position

@@ -259,7 +259,7 @@ func (e *ensemble) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, 
 			d[i] = float32(v)
 		}
 	}
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }
 
 // postTransform applies NONE (0), SOFTMAX (1), LOGISTIC (2), SOFTMAX_ZERO (3:

@@ -134,13 +134,13 @@ func buildConv(n *op.Node) (any, error) {
 				return nil, err
 			}
 			f.applySeparately(y, r)
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
 		cw := packed
 		if w != nil && (cw == nil || !sameData(cw.W, w.F32()) || cw.M != s.m) {
 			cw = kernels.NewConvWeights(w.F32(), s.m, c.group, s.c/c.group*s.geom.KernelSize(), false)
 		}
-		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.Checkpoint}
+		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc()}
 		if b != nil {
 			args.Bias = b.F32()
 		}
@@ -153,7 +153,7 @@ func buildConv(n *op.Node) (any, error) {
 		if !f.inLoop(x.DType()) {
 			f.applySeparately(y, r)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	})}, release}, nil
 }
 
@@ -336,7 +336,7 @@ func buildConvInteger(n *op.Node) (any, error) {
 		for i, v := range acc {
 			yd[i] = int32(v)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -467,6 +467,6 @@ func buildQLinearConv(n *op.Node) (any, error) {
 			sc := xs[0] * wsc[min(m, len(wsc)-1)] / ys[0]
 			storeQuantized(y, i, v*sc+yz[0], lo, hi)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }

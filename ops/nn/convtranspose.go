@@ -76,14 +76,14 @@ func buildConvTranspose(n *op.Node) (any, error) {
 			}
 			convTranspose(x.F64(), w.F64(), bd, t.group, s, y.F64(), make([]float64, colN))
 			f.applySeparately(y, r)
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
 		rows := s.m / t.group * s.geom.KernelSize()
 		cw := packed
 		if cw == nil || !sameData(cw.W, w.F32()) || cw.C != s.c || cw.Rows != rows {
 			cw = kernels.NewConvTWeights(w.F32(), s.c, t.group, rows, false)
 		}
-		args := &kernels.ConvTArgs{N: s.n, M: s.m, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.Checkpoint}
+		args := &kernels.ConvTArgs{N: s.n, M: s.m, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc()}
 		if b != nil {
 			args.Bias = b.F32()
 		}
@@ -96,7 +96,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 		if !f.inLoop(x.DType()) {
 			f.applySeparately(y, r)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	})}, nil
 }
 

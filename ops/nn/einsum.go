@@ -309,7 +309,7 @@ func einsumRun[T tensor.Number](ctx *op.Context, p *einsumPlan, in []*tensor.Ten
 	}
 	out := ctx.New(in[0].DType(), res.shape...)
 	copy(tensor.Data[T](out), res.data)
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }
 
 // contract multiplies a and b, summing the labels they share that nothing

@@ -256,7 +256,7 @@ func buildMatMul(n *op.Node) (any, error) {
 		default:
 			return nil, op.Errorf("MatMul does not support %s", a.DType())
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	})}}, nil
 }
 
@@ -389,7 +389,7 @@ func buildGemm(n *op.Node) (any, error) {
 		default:
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	})}, nil
 }
 
@@ -516,7 +516,7 @@ func buildMatMulInteger(n *op.Node) (any, error) {
 		for i, v := range acc {
 			yd[i] = int32(v)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -558,6 +558,6 @@ func buildQLinearMatMul(n *op.Node) (any, error) {
 			sc := as[row%len(as)] * bs[col%len(bs)] / ys[0]
 			storeQuantized(y, i, v*sc+yz[0], lo, hi)
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }

@@ -56,6 +56,33 @@ func checkFloat(ts ...*tensor.Tensor) error {
 // rather than per channel. Before 14, training is signalled by asking for
 // the extra outputs (mean, var, saved_mean, saved_var); from 14 by the
 // training_mode attribute, with outputs running_mean and running_var.
+// bnAffine is inference BatchNormalization's per-channel subtract,
+// multiply and add, worked out from the four parameter tensors it names.
+type bnAffine struct {
+	params        [4]*tensor.Tensor
+	sub, mul, add []float32
+}
+
+func newBNAffine(params []*tensor.Tensor, eps float64) *bnAffine {
+	scale, bias, mean, vr := f64s(params[0]), f64s(params[1]), f64s(params[2]), f64s(params[3])
+	p := &bnAffine{sub: make([]float32, len(mean)), mul: make([]float32, len(mean)), add: make([]float32, len(mean))}
+	copy(p.params[:], params)
+	for c := range mean {
+		p.sub[c], p.mul[c], p.add[c] = float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c])
+	}
+	return p
+}
+
+// of reports whether p was worked out from these parameter tensors.
+func (p *bnAffine) of(params []*tensor.Tensor) bool {
+	for i, t := range params {
+		if p.params[i] != t {
+			return false
+		}
+	}
+	return true
+}
+
 func buildBatchNorm(n *op.Node) (any, error) {
 	a := &op.Attribs{N: n}
 	eps := float64(a.Float("epsilon", 1e-5))
@@ -80,6 +107,13 @@ func buildBatchNorm(n *op.Node) (any, error) {
 	if f != nil && f.residual {
 		return nil, n.Errorf("BatchNormalization fuses no residual")
 	}
+	// With constant parameters (the usual case) the per-channel factors
+	// are worked out once, here.
+	var constAffine *bnAffine
+	consts := []*tensor.Tensor{n.ConstInput(1), n.ConstInput(2), n.ConstInput(3), n.ConstInput(4)}
+	if checkFloat(consts...) == nil && !slices.ContainsFunc(consts, func(t *tensor.Tensor) bool { return t == nil || t.Len() != consts[0].Len() }) {
+		constAffine = newBNAffine(consts, eps)
+	}
 	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
@@ -102,18 +136,21 @@ func buildBatchNorm(n *op.Node) (any, error) {
 				return nil, op.Errorf("BatchNormalization input %d must have %d elements", i, params)
 			}
 		}
-		scale, bias, mean, vr := f64s(in[1]), f64s(in[2]), f64s(in[3]), f64s(in[4])
 		y := ctx.New(x.DType(), x.Shape()...)
 		if !training && spatial && x.DType().IsFloat() {
 			// Inference on float32 storage: one scale and shift per
 			// channel, y = (x - mean)·(scale/√(var+ε)) + B, the factor
 			// worked out in float64.
+			p := constAffine
+			if p == nil || !p.of(in[1:5]) {
+				p = newBNAffine(in[1:5], eps)
+			}
 			xd, yd := x.F32(), y.F32()
 			inLoop := f.inLoop(x.DType()) && f.act != kernels.ActNone
 			for nn := 0; nn < N; nn++ {
 				for c := 0; c < C; c++ {
 					o := (nn*C + c) * inner
-					sub, mul, add := float32(mean[c]), float32(scale[c]/math.Sqrt(vr[c]+eps)), float32(bias[c])
+					sub, mul, add := p.sub[c], p.mul[c], p.add[c]
 					if inLoop && f.act == kernels.ActRelu {
 						scaleShiftRelu(yd[o:o+inner], xd[o:o+inner], sub, mul, add) // one pass
 						continue
@@ -127,8 +164,9 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			if !inLoop {
 				f.applySeparately(y, nil)
 			}
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
+		scale, bias, mean, vr := f64s(in[1]), f64s(in[2]), f64s(in[3]), f64s(in[4])
 		xd := f64s(x)
 		// per-parameter index of element (n, c, s): c, or c*inner+s when !spatial
 		pidx := func(c, s int) int {
@@ -232,7 +270,7 @@ func buildInstanceNorm(n *op.Node) (any, error) {
 		case []float64:
 			normRows(xd, y.F64(), planes, inner, float64(eps), func(r int) (float64, float64) { return scale[r%C], bias[r%C] })
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -498,7 +536,7 @@ func buildGroupNorm(n *op.Node) (any, error) {
 		if y.Len() == 0 {
 			// Nothing to normalize; C = 0 is divisible by any num_groups,
 			// which must not then drive the loop below.
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
 		for r := 0; r < N*groups; r++ {
 			mean, inv := meanInvStd(xd[r*d:(r+1)*d], eps)
@@ -512,7 +550,7 @@ func buildGroupNorm(n *op.Node) (any, error) {
 				setF(y, i, (xd[i]-mean)*inv*scale[p]+bias[p])
 			}
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -542,7 +580,7 @@ func buildLRN(n *op.Node) (any, error) {
 		lo, hi := (size-1)/2, (size-1)-(size-1)/2 // floor and ceil of (size-1)/2
 		if xf, ok := x.Data().([]float32); ok {
 			lrnF32(y.F32(), xf, N, C, inner, lo, hi, bias, alpha/float64(size), beta)
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
 		xd := f64s(x)
 		for nn := 0; nn < N; nn++ {
@@ -558,7 +596,7 @@ func buildLRN(n *op.Node) (any, error) {
 				}
 			}
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -642,6 +680,6 @@ func buildMVN(n *op.Node) (any, error) {
 			v := sq[k]/cnt[k] - m*m
 			setF(y, o, (xd[o]-m)/(math.Sqrt(math.Max(v, 0))+1e-9))
 		})
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }

@@ -120,7 +120,7 @@ func buildPool(kind poolKind) op.Builder {
 			if wantIdx {
 				return []*tensor.Tensor{y, it}, nil
 			}
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}), nil
 	}
 }
@@ -284,7 +284,8 @@ func buildGlobalPool(kind poolKind) op.Builder {
 			if x == nil || x.Rank() < 2 {
 				return nil, op.Errorf("global pooling needs an input of rank ≥ 2")
 			}
-			shape := append([]int(nil), x.Shape()...)
+			var dims [8]int // on the stack for ranks up to 8
+			shape := append(dims[:0], x.Shape()...)
 			is := 1
 			for d := 2; d < len(shape); d++ {
 				is *= shape[d]
@@ -300,7 +301,7 @@ func buildGlobalPool(kind poolKind) op.Builder {
 			default:
 				return nil, op.Errorf("global pooling does not support %s", x.DType())
 			}
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}), nil
 	}
 }

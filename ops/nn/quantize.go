@@ -291,7 +291,7 @@ func buildQuantize(n *op.Node) (any, error) {
 				}
 				storeQuantized(y, i, q+zpAt(s), lo, hi)
 			})
-			return []*tensor.Tensor{y}, nil
+			return ctx.One(y), nil
 		}
 		yd := tensor.Data[uint8](y)
 		f, ok := minifloat.ForDType(outDT)
@@ -309,7 +309,7 @@ func buildQuantize(n *op.Node) (any, error) {
 			}
 			yd[i] = uint8(f.Encode(v, saturate, infToNaN))
 		})
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 
@@ -384,6 +384,6 @@ func buildDequantize(n *op.Node) (any, error) {
 			}
 			yd[i] = float32(d) * float32(sc[s])
 		})
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }

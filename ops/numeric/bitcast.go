@@ -55,13 +55,13 @@ func buildBitCast(n *op.Node) (any, error) {
 			return nil, op.Errorf("BitCast from %s to %s: widths differ", x.DType(), dt)
 		}
 		if x.DType() == dt {
-			return one(x), nil
+			return ctx.One(x), nil
 		}
 		out := ctx.New(dt, x.Shape()...)
 		for i := 0; i < x.Len(); i++ {
 			putBits(out, i, getBits(x, i))
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

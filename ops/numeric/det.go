@@ -40,7 +40,7 @@ func buildDet(n *op.Node) (any, error) {
 				out.F32()[b] = float32(v)
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

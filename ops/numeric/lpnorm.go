@@ -72,6 +72,6 @@ func buildLpNorm(n *op.Node) (any, error) {
 				d[i] = float32(v)
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -65,7 +65,7 @@ func buildShrink(n *op.Node) (any, error) {
 		default:
 			return nil, op.Errorf("Shrink does not support %s", x.DType())
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -55,6 +55,6 @@ func buildBernoulli(n *op.Node) (any, error) {
 		if err := fill(out, u); err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

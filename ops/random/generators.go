@@ -80,7 +80,7 @@ func generator(like bool, dist distribution) op.Builder {
 			if err := fill(out, v); err != nil {
 				return nil, err
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }

@@ -72,7 +72,7 @@ func buildArg(n *op.Node, isMax bool) (any, error) {
 		default:
 			return nil, op.Errorf("%s does not support %s", n.OpType, x.DType())
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

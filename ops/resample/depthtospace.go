@@ -57,7 +57,7 @@ func buildDepthToSpace(n *op.Node) (any, error) {
 		} else {
 			permute(out, x, []int{N, c, b, b, H, W}, []int{0, 1, 4, 2, 5, 3})
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -78,6 +78,6 @@ func buildSpaceToDepth(n *op.Node) (any, error) {
 		}
 		out := ctx.New(x.DType(), N, C*b*b, H/b, W/b)
 		permute(out, x, []int{N, C, H / b, b, W / b, b}, []int{0, 3, 5, 1, 2, 4})
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -129,7 +129,7 @@ func buildGridSample(n *op.Node) (any, error) {
 		}
 		res := g.sample(xv, x.Shape(), gv, outShape)
 		storeF64(out, res)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -314,6 +314,6 @@ func buildAffineGrid(n *op.Node) (any, error) {
 			}
 		}
 		storeF64(out, res)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

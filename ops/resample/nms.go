@@ -150,6 +150,6 @@ func buildNMS(n *op.Node) (any, error) {
 		}
 		out := ctx.New(tensor.Int64, len(sel)/3, 3)
 		copy(out.I64(), sel)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

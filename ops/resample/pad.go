@@ -189,7 +189,7 @@ func padTo(ctx *op.Context, x *tensor.Tensor, begin, end []int, mode PadMode, fi
 	}
 	out := ctx.New(x.DType(), outShape...)
 	gatherAxes(out, x, maps, fill)
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }
 
 func modeName(m PadMode) string {

@@ -164,5 +164,5 @@ func (r *roiAlign) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, 
 		}
 	}
 	storeF64(out, res)
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }

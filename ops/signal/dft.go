@@ -137,7 +137,7 @@ func buildDFT(n *op.Node) (any, error) {
 		if err := fill(out, res); err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -84,6 +84,6 @@ func buildMelWeightMatrix(n *op.Node) (any, error) {
 		if err := fill(out, w); err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

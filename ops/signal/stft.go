@@ -107,6 +107,6 @@ func buildSTFT(n *op.Node) (any, error) {
 		if err := fill(out, res); err != nil {
 			return nil, err
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

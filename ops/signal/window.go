@@ -67,7 +67,7 @@ func windowBuilder(w windowFunc) op.Builder {
 			if err := fill(out, v); err != nil {
 				return nil, err
 			}
-			return []*tensor.Tensor{out}, nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }

@@ -97,7 +97,7 @@ func buildCol2Im(n *op.Node) (any, error) {
 			}
 		}
 		store(out, res)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -145,7 +145,7 @@ func buildDeformConv(n *op.Node) (any, error) {
 			}
 		}
 		store(out, res)
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }
 

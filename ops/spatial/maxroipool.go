@@ -92,7 +92,7 @@ func buildMaxRoiPool(n *op.Node) (any, error) {
 				f[i] = float32(v)
 			}
 		}
-		return []*tensor.Tensor{y}, nil
+		return ctx.One(y), nil
 	}), nil
 }
 

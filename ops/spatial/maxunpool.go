@@ -83,6 +83,6 @@ func buildMaxUnpool(n *op.Node) (any, error) {
 			}
 			tensor.SetFrom(out, o, x, i)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

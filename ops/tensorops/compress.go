@@ -56,7 +56,7 @@ func buildCompress(n *op.Node) (any, error) {
 		out := ctx.New(x.DType(), outShape...)
 		outer, inner := opsutil.Product(sh[:a]), opsutil.Product(sh[a+1:])
 		if inner == 0 {
-			return one(out), nil
+			return ctx.One(out), nil
 		}
 		mv := moverFor(x.Data())
 		o := 0
@@ -66,7 +66,7 @@ func buildCompress(n *op.Node) (any, error) {
 				o += inner
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -102,7 +102,7 @@ func buildNonZero(n *op.Node) (any, error) {
 				o[d*len(pos)+j] = int64(p / st[d] % sh[d])
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

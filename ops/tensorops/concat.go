@@ -36,7 +36,8 @@ func buildConcat(n *op.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		outShape := append([]int(nil), first.Shape()...)
+		var dims [8]int // on the stack for ranks up to 8
+		outShape := append(dims[:0], first.Shape()...)
 		outShape[a] = 0
 		for _, t := range xs {
 			if t.DType() != first.DType() {
@@ -68,6 +69,6 @@ func buildConcat(n *op.Node) (any, error) {
 			}
 			off += rowIn
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

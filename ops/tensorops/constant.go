@@ -86,6 +86,6 @@ func buildConstant(n *op.Node) (any, error) {
 		t = tensor.Of([]int{len(v)}, v)
 	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		return one(t), nil
+		return ctx.One(t), nil
 	}), nil
 }

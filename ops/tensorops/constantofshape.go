@@ -42,7 +42,7 @@ func buildConstantOfShape(n *op.Node) (any, error) {
 			return nil, err
 		}
 		moverFor(out.Data()).fill(out.Data(), val.Data(), 0)
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

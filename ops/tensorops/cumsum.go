@@ -76,7 +76,7 @@ func buildCumulative(name string, product bool) op.Builder {
 			default:
 				return nil, op.Errorf("%s does not support %s", name, x.DType())
 			}
-			return one(out), nil
+			return ctx.One(out), nil
 		}), nil
 	}
 }

@@ -32,6 +32,6 @@ func buildFlatten(n *op.Node) (any, error) {
 		if a < 0 || a > len(sh) {
 			return nil, op.Errorf("axis %d is out of range for rank %d", axis, len(sh))
 		}
-		return one(in[0].Reshaped([]int{opsutil.Product(sh[:a]), opsutil.Product(sh[a:])})), nil
+		return ctx.One(ctx.Reshaped(in[0], []int{opsutil.Product(sh[:a]), opsutil.Product(sh[a:])})), nil
 	}), nil
 }

@@ -62,7 +62,7 @@ func buildGather(n *op.Node) (any, error) {
 			}
 		}
 		if inner == 0 {
-			return one(out), nil
+			return ctx.One(out), nil
 		}
 		mv := moverFor(x.Data())
 		o := 0
@@ -72,7 +72,7 @@ func buildGather(n *op.Node) (any, error) {
 				o += inner
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -145,7 +145,7 @@ func buildGatherElements(n *op.Node) (any, error) {
 		}
 		out := ctx.New(x.DType(), ind.Shape()...)
 		moverFor(x.Data()).take(out.Data(), x.Data(), offs)
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -235,6 +235,6 @@ func buildGatherND(n *op.Node) (any, error) {
 				mv.copyRange(out.Data(), i*block, x.Data(), off, block)
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

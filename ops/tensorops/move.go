@@ -85,15 +85,16 @@ const tile = 32
 func tiledCopy[T any](d, s []T, shape, inSt []int, j int) {
 	r := len(shape)
 	last := r - 1
-	outSt := strides(shape)
-	var odims []int // every dim but j and last, walked by an odometer
+	var stBuf, dimBuf, idxBuf [8]int
+	outSt := stridesInto(scratchInts(&stBuf, r), shape)
+	odims := scratchInts(&dimBuf, r)[:0] // every dim but j and last, walked by an odometer
 	for k := 0; k < last; k++ {
 		if k != j {
 			odims = append(odims, k)
 		}
 	}
 	nj, nl, sl, oj := shape[j], shape[last], inSt[last], outSt[j]
-	idx := make([]int, len(odims))
+	idx := scratchInts(&idxBuf, len(odims))
 	oOff, iOff := 0, 0
 	for {
 		for jb := 0; jb < nj; jb += tile {
@@ -144,7 +145,8 @@ func stridedCopy[T any](d, s []T, shape []int, base int, strides []int) {
 		return
 	}
 	inner, st := shape[r-1], strides[r-1]
-	idx := make([]int, r)
+	var idxBuf [8]int
+	idx := scratchInts(&idxBuf, r)
 	off := base
 	for o := 0; o < n; o += inner {
 		row := d[o : o+inner]
@@ -200,14 +202,27 @@ func moverFor(data any) mover {
 }
 
 // strides returns the row-major element strides of shape.
-func strides(shape []int) []int {
-	st := make([]int, len(shape))
+func strides(shape []int) []int { return stridesInto(make([]int, len(shape)), shape) }
+
+// stridesInto is strides writing into st (of len(shape)).
+func stridesInto(st, shape []int) []int {
 	s := 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		st[i] = s
 		s *= shape[i]
 	}
 	return st
+}
+
+// scratchInts returns n zeroed ints, in buf when they fit, so that an
+// odometer over up to 8 dims stays on the caller's stack.
+func scratchInts(buf *[8]int, n int) []int {
+	if n <= len(buf) {
+		s := buf[:n]
+		clear(s)
+		return s
+	}
+	return make([]int, n)
 }
 
 // stridedView allocates a tensor of shape and fills it from a strided view of x.
@@ -245,5 +260,3 @@ func checked(ctx *op.Context, dt tensor.DType, shape []int) (*tensor.Tensor, err
 	return tensor.New(dt, shape...), nil
 }
 
-// one wraps a single output.
-func one(t *tensor.Tensor) []*tensor.Tensor { return []*tensor.Tensor{t} }

@@ -63,6 +63,6 @@ func buildOneHot(n *op.Node) (any, error) {
 			o, j := i/inner, i%inner
 			tensor.SetFrom(out, (o*depth+int(k))*inner+j, vals, 1)
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -73,7 +73,7 @@ func buildRange(n *op.Node) (any, error) {
 					o[i] = start + float64(i)*delta
 				}
 			}
-			return one(out), nil
+			return ctx.One(out), nil
 		}
 		s, err := in[0].Int64s()
 		if err != nil {
@@ -115,7 +115,7 @@ func buildRange(n *op.Node) (any, error) {
 		default:
 			return nil, op.Errorf("Range does not support %s", dt)
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

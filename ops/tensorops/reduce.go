@@ -98,7 +98,7 @@ func buildReduce(n *op.Node, kind rkind, axesInput int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -40,19 +40,20 @@ func buildReshape(n *op.Node) (any, error) {
 			}
 			spec = v
 		}
-		shape, err := reshapeDims(in[0].Shape(), spec, allowZero)
+		var dims [8]int // on the stack for ranks up to 8
+		shape, err := reshapeDims(dims[:0], in[0].Shape(), spec, allowZero)
 		if err != nil {
 			return nil, err
 		}
-		return one(in[0].Reshaped(shape)), nil
+		return ctx.One(ctx.Reshaped(in[0], shape)), nil
 	}), nil
 }
 
 // reshapeDims resolves a Reshape shape spec (0 = copy, -1 = infer) against
-// the input's shape.
-func reshapeDims(inShape []int, spec []int64, allowZero bool) ([]int, error) {
+// the input's shape, into dst's array when it is large enough.
+func reshapeDims(dst, inShape []int, spec []int64, allowZero bool) ([]int, error) {
 	total := opsutil.Product(inShape)
-	out := make([]int, len(spec))
+	out := append(dst[:0], make([]int, len(spec))...)
 	infer := -1
 	known := 1
 	hasZero := false

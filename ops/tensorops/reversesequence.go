@@ -43,7 +43,7 @@ func buildReverseSequence(n *op.Node) (any, error) {
 		inner := opsutil.Product(sh[2:])
 		out := ctx.New(x.DType(), sh...)
 		if inner == 0 {
-			return one(out), nil
+			return ctx.One(out), nil
 		}
 		// offset of (batch b, time t)
 		at := func(b, t int) int {
@@ -65,6 +65,6 @@ func buildReverseSequence(n *op.Node) (any, error) {
 				mv.copyRange(out.Data(), at(b, t), x.Data(), at(b, src), inner)
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

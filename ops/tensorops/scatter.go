@@ -76,7 +76,7 @@ func buildScatterElements(n *op.Node) (any, error) {
 		if err := scatterInto(out, upd, offs, 1, red); err != nil {
 			return nil, err
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -112,7 +112,7 @@ func buildScatterND(n *op.Node) (any, error) {
 		if err := scatterInto(out, upd, offs, block, red); err != nil {
 			return nil, err
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -36,7 +36,7 @@ func buildShape(n *op.Node) (any, error) {
 		for _, d := range sh[s:e] {
 			dims = append(dims, int64(d))
 		}
-		return one(tensor.Of([]int{len(dims)}, dims)), nil
+		return ctx.One(tensor.Of([]int{len(dims)}, dims)), nil
 	}), nil
 }
 
@@ -53,6 +53,6 @@ func buildSize(n *op.Node) (any, error) {
 		if len(in) < 1 || in[0] == nil {
 			return nil, op.Errorf("Size needs an input")
 		}
-		return one(tensor.Scalar(int64(in[0].Len()))), nil
+		return ctx.One(tensor.Scalar(int64(in[0].Len()))), nil
 	}), nil
 }

@@ -127,5 +127,5 @@ func sliceTensor(ctx *op.Context, x *tensor.Tensor, starts, ends, axes, steps []
 	}
 	out := ctx.New(x.DType(), outShape...)
 	moverFor(x.Data()).strided(out.Data(), x.Data(), outShape, base, vStride)
-	return one(out), nil
+	return ctx.One(out), nil
 }

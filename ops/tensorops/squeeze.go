@@ -69,7 +69,7 @@ func buildSqueeze(n *op.Node) (any, error) {
 				out = append(out, d)
 			}
 		}
-		return one(in[0].Reshaped(out)), nil
+		return ctx.One(ctx.Reshaped(in[0], out)), nil
 	}), nil
 }
 
@@ -110,6 +110,6 @@ func buildUnsqueeze(n *op.Node) (any, error) {
 				j++
 			}
 		}
-		return one(in[0].Reshaped(out)), nil
+		return ctx.One(ctx.Reshaped(in[0], out)), nil
 	}), nil
 }

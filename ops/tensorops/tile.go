@@ -75,7 +75,7 @@ func buildTile(n *op.Node) (any, error) {
 			return nil, err
 		}
 		moverFor(x.Data()).strided(out.Data(), x.Data(), vShape, 0, vStride)
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -105,6 +105,6 @@ func buildExpand(n *op.Node) (any, error) {
 		}
 		st := opsutil.BroadcastStrides(x.Shape(), outShape)
 		moverFor(x.Data()).strided(out.Data(), x.Data(), outShape, 0, st)
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }

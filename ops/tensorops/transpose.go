@@ -1,6 +1,9 @@
 package tensorops
 
 import (
+	"slices"
+	"sync/atomic"
+
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -19,11 +22,16 @@ func buildTranspose(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The plan for the last input shape, reused while it stays the same.
+	var last atomic.Pointer[transposePlan]
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil {
 			return nil, op.Errorf("Transpose needs an input")
 		}
 		x := in[0]
+		if pl := last.Load(); pl != nil && slices.Equal(pl.in, x.Shape()) {
+			return ctx.One(pl.run(ctx, x)), nil
+		}
 		r := x.Rank()
 		p := make([]int, r)
 		if hasPerm {
@@ -40,52 +48,66 @@ func buildTranspose(n *op.Node) (any, error) {
 				p[i] = r - 1 - i
 			}
 		}
-		return one(transpose(ctx, x, p)), nil
+		pl := planTranspose(x.Shape(), p)
+		last.Store(pl)
+		return ctx.One(pl.run(ctx, x)), nil
 	}), nil
 }
 
-// transpose returns x with dims permuted by p.
-func transpose(ctx *op.Context, x *tensor.Tensor, p []int) *tensor.Tensor {
-	sh := x.Shape()
-	outShape := make([]int, len(p))
+// transposePlan is how a Transpose of one input shape copies: the output
+// shape, and the input's dims merged where they stay adjacent and in order
+// (size-1 dims dropped), with their strides.
+type transposePlan struct {
+	in, out         []int
+	identity        bool
+	mShape, mStride []int
+	tiledAxis       int // the merged dim read contiguously when the copy goes by tiles, or -1
+}
+
+func planTranspose(sh, p []int) *transposePlan {
+	pl := &transposePlan{in: slices.Clone(sh), out: make([]int, len(p)), identity: true, tiledAxis: -1}
 	for i, a := range p {
-		outShape[i] = sh[a]
-	}
-	identity := true
-	for i, a := range p {
+		pl.out[i] = sh[a]
 		if i != a {
-			identity = false
+			pl.identity = false
 		}
 	}
-	if identity {
-		return x
-	}
-	// Merge runs of output dims that are consecutive input dims; drop size-1 dims.
 	st := strides(sh)
-	var mShape, mStride []int
 	for i, a := range p {
 		d := sh[a]
 		if d == 1 {
 			continue
 		}
-		if k := len(mShape) - 1; k >= 0 && i > 0 && mStride[k] == st[a]*d {
-			mShape[k] *= d
-			mStride[k] = st[a]
+		if k := len(pl.mShape) - 1; k >= 0 && i > 0 && pl.mStride[k] == st[a]*d {
+			pl.mShape[k] *= d
+			pl.mStride[k] = st[a]
 			continue
 		}
-		mShape = append(mShape, d)
-		mStride = append(mStride, st[a])
+		pl.mShape = append(pl.mShape, d)
+		pl.mStride = append(pl.mStride, st[a])
 	}
-	out := ctx.New(x.DType(), outShape...)
-	mv := moverFor(x.Data())
-	if last := len(mShape) - 1; last > 0 && mStride[last] != 1 && mShape[last] >= 4 {
-		for j, st := range mStride {
-			if st == 1 && mShape[j] >= 4 && out.Len() > 0 {
-				mv.tiled(out.Data(), x.Data(), mShape, mStride, j)
-				return out
+	if last := len(pl.mShape) - 1; last > 0 && pl.mStride[last] != 1 && pl.mShape[last] >= 4 {
+		for j, st := range pl.mStride {
+			if st == 1 && pl.mShape[j] >= 4 {
+				pl.tiledAxis = j
+				break
 			}
 		}
 	}
-	mv.strided(out.Data(), x.Data(), mShape, 0, mStride)
+	return pl
+}
+
+// run returns x (of shape pl.in) with its dims permuted.
+func (pl *transposePlan) run(ctx *op.Context, x *tensor.Tensor) *tensor.Tensor {
+	if pl.identity {
+		return x
+	}
+	out := ctx.New(x.DType(), pl.out...)
+	mv := moverFor(x.Data())
+	if pl.tiledAxis >= 0 && out.Len() > 0 {
+		mv.tiled(out.Data(), x.Data(), pl.mShape, pl.mStride, pl.tiledAxis)
+		return out
+	}
+	mv.strided(out.Data(), x.Data(), pl.mShape, 0, pl.mStride)
 	return out
 }

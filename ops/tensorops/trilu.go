@@ -53,7 +53,7 @@ func buildTrilu(n *op.Node) (any, error) {
 				}
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 
@@ -92,7 +92,7 @@ func buildEyeLike(n *op.Node) (any, error) {
 				return nil, err
 			}
 		}
-		return one(out), nil
+		return ctx.One(out), nil
 	}), nil
 }
 

@@ -36,6 +36,6 @@ func buildRegexFullMatch(n *op.Node) (any, error) {
 		for i, s := range x.Strings() {
 			bs[i] = re.MatchString(s)
 		}
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -30,6 +30,6 @@ func buildStringConcat(n *op.Node) (any, error) {
 		opsutil.BroadcastIndex(x.Shape(), y.Shape(), sh, func(o, ia, ib int) {
 			os[o] = xs[ia] + ys[ib]
 		})
-		return []*tensor.Tensor{out}, nil
+		return ctx.One(out), nil
 	}), nil
 }

@@ -184,5 +184,5 @@ func (t *tfidf) run(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, err
 			o[r*t.width+t.column[k]] = v
 		}
 	}
-	return []*tensor.Tensor{out}, nil
+	return ctx.One(out), nil
 }

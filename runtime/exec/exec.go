@@ -9,6 +9,7 @@ import (
 	"context"
 	rt "runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,14 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 	// A trace may keep the values it sees, so tracing runs recycle nothing.
 	if opts.Pool != nil && opts.Trace == nil {
 		r.buffers = newTracker(opts.Pool)
-		defer r.buffers.done()
+		r.scratch = r.buffers.scratch
+		defer func() {
+			for _, s := range r.scratch {
+				s.forget()
+			}
+			r.buffers.scratch = r.scratch
+			r.buffers.done()
+		}()
 	}
 	slots := make([]int, len(wanted))
 	for i, w := range wanted {
@@ -143,6 +151,10 @@ type runner struct {
 	opts    Options
 	steps   int      // nodes run and checkpoints passed, for yield
 	buffers *tracker // nil without a pool
+	// scratch holds step's reusable slices and Context, one per subgraph
+	// nesting depth; depth is the current one.
+	scratch []*scratch
+	depth   int
 	// fed holds the device-resident feeds, which the run never releases.
 	fed map[tensor.Remote]bool
 }
@@ -210,7 +222,7 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			r.buffers.hold(outs[j])
 		}
 		if r.opts.Trace != nil {
-			r.opts.Trace(st.Node, outs)
+			r.opts.Trace(st.Node, slices.Clone(outs)) // outs is step's scratch
 		}
 		for _, s := range st.Free {
 			r.release(f.vals[s])
@@ -243,7 +255,56 @@ func sameSlots(a, b []int) bool {
 	return true
 }
 
-// step runs one step, converting panics to errors that name the node.
+// scratch is what step reuses from one step to the next: the argument and
+// result slices and the kernel's Context, whose callbacks are bound once, so
+// that a step allocates nothing of its own. A subgraph's steps run while the
+// calling kernel still uses its scratch, so there is one per nesting depth.
+type scratch struct {
+	r           *runner
+	st          *plan.Step
+	f           *frame
+	valueKernel bool
+	ctx         op.Context
+	ins         []tensor.Value
+	tins        []*tensor.Tensor
+	outs        []tensor.Value
+}
+
+// newScratch makes a scratch whose callbacks go through it to the runner
+// it is lent to, so that the pool's tracker can keep it from run to run.
+func (r *runner) newScratch() *scratch {
+	s := &scratch{}
+	s.ctx = op.Context{YieldFunc: s.yield, RunSubgraphFunc: s.runSubgraph}
+	if r.buffers != nil {
+		s.ctx.AllocFloat32 = s.alloc
+		s.ctx.Headers = &r.buffers.headers
+		s.ctx.ReuseInput = s.reuseInput
+	}
+	return s
+}
+
+func (s *scratch) yield()                { s.r.yield() }
+func (s *scratch) alloc(n int) []float32 { return s.r.buffers.alloc(n) }
+
+func (s *scratch) runSubgraph(sg op.Subgraph, args []tensor.Value) ([]tensor.Value, error) {
+	return s.r.subgraph(sg.(*plan.Plan), args, s.f)
+}
+
+// forget drops what the scratch refers to once its run is over.
+func (s *scratch) forget() {
+	s.r, s.st, s.f = nil, nil, nil
+	s.ctx.Ctx = nil
+	s.ctx.One(nil)
+}
+
+// reuseInput is the Context's ReuseInput: only tensor kernels write over
+// their inputs.
+func (s *scratch) reuseInput(i int) bool {
+	return !s.valueKernel && s.r.buffers.reusable(s.st, s.tins, i)
+}
+
+// step runs one step, converting panics to errors that name the node. The
+// slice it returns is reused by the next step at the same depth.
 func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) {
 	n := st.Node
 	kernel := st.Kernel
@@ -254,12 +315,19 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 	if kernel == nil {
 		return nil, st.Problem
 	}
-	ins := make([]tensor.Value, len(st.In))
-	for i, s := range st.In {
-		if s < 0 {
+	if r.depth == len(r.scratch) {
+		r.scratch = append(r.scratch, r.newScratch())
+	}
+	s := r.scratch[r.depth]
+	s.r, s.st, s.f = r, st, f
+	s.ctx.Ctx, s.ctx.MaxBytes = r.ctx, r.opts.MaxTensorBytes
+	ins := resize(s.ins, len(st.In))
+	s.ins = ins
+	for i, sl := range st.In {
+		if sl < 0 {
 			continue
 		}
-		v := f.vals[s]
+		v := f.vals[sl]
 		if v == nil {
 			return nil, errs.New(errs.Internal, "input %q is not available", n.Inputs[i]).WithNode(n.Name)
 		}
@@ -273,18 +341,10 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 		}
 		ins[i] = v
 	}
-	ctx := &op.Context{
-		Ctx:       r.ctx,
-		MaxBytes:  r.opts.MaxTensorBytes,
-		YieldFunc: r.yield,
-		RunSubgraphFunc: func(sg op.Subgraph, args []tensor.Value) ([]tensor.Value, error) {
-			return r.subgraph(sg.(*plan.Plan), args, f)
-		},
-	}
-	if r.buffers != nil {
-		ctx.AllocFloat32 = r.buffers.alloc
-	}
+	ctx := &s.ctx
+	r.depth++
 	defer func() {
+		r.depth--
 		if p := recover(); p != nil {
 			outs = nil
 			if e, ok := p.(*errs.Error); ok {
@@ -300,12 +360,15 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 	}()
 	switch k := kernel.(type) {
 	case op.ValueKernel:
+		s.valueKernel = true
 		outs, err = k.RunValues(ctx, ins)
 		for _, v := range outs {
 			r.buffers.pin(v)
 		}
 	case op.Kernel:
-		tins := make([]*tensor.Tensor, len(ins))
+		s.valueKernel = false
+		tins := resize(s.tins, len(ins))
+		s.tins = tins
 		for i, v := range ins {
 			if v == nil {
 				continue
@@ -316,12 +379,10 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 			}
 			tins[i] = t
 		}
-		if r.buffers != nil {
-			ctx.ReuseInput = func(i int) bool { return r.buffers.reusable(st, tins, i) }
-		}
 		var touts []*tensor.Tensor
 		touts, err = k.Run(ctx, tins)
-		outs = make([]tensor.Value, len(touts))
+		outs = resize(s.outs, len(touts))
+		s.outs = outs
 		for i, t := range touts {
 			if t != nil {
 				if !isOneOf(t, tins) {
@@ -330,11 +391,24 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 				outs[i] = t
 			}
 		}
+		clear(tins) // the scratch must not keep values alive
 	}
+	clear(ins)
 	if err != nil {
 		return nil, errs.AtNode(err, n.Name)
 	}
 	return outs, nil
+}
+
+// resize returns s with length n and every element zero, reusing its array
+// when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // roundHalf keeps float16/bfloat16 values at their precision after an op

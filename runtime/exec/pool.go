@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
 
+	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -22,6 +24,9 @@ type Pool struct {
 	held int
 	// fresh counts the buffers the pool had to allocate.
 	fresh int
+	// idle holds the trackers of finished runs, whose maps, buffer records
+	// and tensor headers the next runs reuse (one per concurrent run).
+	idle []*tracker
 }
 
 // NewPool returns an empty pool.
@@ -94,10 +99,20 @@ func (p *Pool) Held() int64 {
 // from the pool; a buffer goes back when the last of them dies. Values can
 // share a buffer (Reshape, Identity, a kernel returning its input, a view
 // into it), so counts are kept per buffer, found by address.
+//
+// A tracker outlives its run: the pool keeps it for the next one, with its
+// map, its spare buffer records and the tensor headers made over the
+// pool's buffers, so that a steady-state run allocates none of them.
 type tracker struct {
 	pool *Pool
 	mu   sync.Mutex // kernels may allocate from several goroutines
 	bufs map[uintptr]*buffer
+	// spare holds buffer records no longer in bufs.
+	spare   []*buffer
+	headers op.Headers
+	// scratch is the executor's per-depth step scratch, kept with the
+	// tracker so that runs reuse it.
+	scratch []*scratch
 }
 
 type buffer struct {
@@ -106,7 +121,17 @@ type buffer struct {
 	pinned bool // reached something the run does not track (a sequence, a subgraph's caller)
 }
 
-func newTracker(p *Pool) *tracker { return &tracker{pool: p, bufs: map[uintptr]*buffer{}} }
+// newTracker returns an idle tracker of p's, or a new one.
+func newTracker(p *Pool) *tracker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.idle); k > 0 {
+		t := p.idle[k-1]
+		p.idle = p.idle[:k-1]
+		return t
+	}
+	return &tracker{pool: p, bufs: map[uintptr]*buffer{}}
+}
 
 func (t *tracker) alloc(n int) []float32 {
 	b := t.pool.get(n)
@@ -114,7 +139,15 @@ func (t *tracker) alloc(n int) []float32 {
 		return b
 	}
 	t.mu.Lock()
-	t.bufs[start(b)] = &buffer{data: b}
+	var rec *buffer
+	if k := len(t.spare); k > 0 {
+		rec = t.spare[k-1]
+		t.spare = t.spare[:k-1]
+	} else {
+		rec = &buffer{}
+	}
+	*rec = buffer{data: b}
+	t.bufs[start(b)] = rec
 	t.mu.Unlock()
 	return b
 }
@@ -167,6 +200,10 @@ func (t *tracker) release(v tensor.Value) {
 	if b.refs <= 0 && !b.pinned {
 		delete(t.bufs, start(b.data))
 		t.pool.put(b.data)
+		*b = buffer{}
+		t.mu.Lock()
+		t.spare = append(t.spare, b)
+		t.mu.Unlock()
 	}
 }
 
@@ -212,6 +249,29 @@ func (t *tracker) pin(v tensor.Value) {
 	}
 }
 
-// done forgets the run's bookkeeping; buffers still tracked are the
-// outputs' and pinned ones, which stay with their holders.
-func (t *tracker) done() { t.bufs = nil }
+// done forgets the run's bookkeeping and parks the tracker for the next run.
+// Buffers still tracked are the outputs' and pinned ones, which stay with
+// their holders and never come back: their headers are forgotten too.
+func (t *tracker) done() {
+	for k, b := range t.bufs {
+		t.headers.Forget(b.data)
+		delete(t.bufs, k)
+		*b = buffer{}
+		t.spare = append(t.spare, b)
+	}
+	t.pool.mu.Lock()
+	t.pool.idle = append(t.pool.idle, t)
+	t.pool.settle()
+	t.pool.mu.Unlock()
+}
+
+// settle puts the parked buffers of each size class in address order (with
+// p.mu held), so that every run starts from the same pool and hands the
+// same buffers to the same values: a run that started where the last one
+// left off would hand them out in a new order each time, and the headers
+// kept per buffer (op.Headers) would keep missing.
+func (p *Pool) settle() {
+	for _, list := range p.free {
+		slices.SortFunc(list, func(a, b []float32) int { return cmp.Compare(start(a[:1]), start(b[:1])) })
+	}
+}

@@ -24,11 +24,37 @@ type Context struct {
 	// AllocFloat32, when set, returns a zeroed []float32 of length n for
 	// New, typically a recycled buffer (set by the executor).
 	AllocFloat32 func(n int) []float32
+	// Headers, when set with AllocFloat32, gives New the header it made
+	// over the same recycled buffer before (set by the executor).
+	Headers *Headers
 	// ReuseInput, when set, reports whether the kernel may write its
 	// output over input i's buffer: the value dies at this node, no other
 	// live value shares the buffer, and it is neither a weight nor a feed
 	// (set by the executor).
 	ReuseInput func(i int) bool
+
+	// one and checkpoint are One's slice and CheckpointFunc's method
+	// value, kept so that a Context reused from step to step allocates
+	// neither again.
+	one        [1]*tensor.Tensor
+	checkpoint func() error
+}
+
+// One returns a kernel's result of one output in a slice the Context owns:
+// the next kernel run with this Context reuses it, so the caller must copy
+// the result out before it runs another (the executor does).
+func (c *Context) One(t *tensor.Tensor) []*tensor.Tensor {
+	c.one[0] = t
+	return c.one[:]
+}
+
+// CheckpointFunc is c.Checkpoint as a function value, made once per
+// Context rather than once per kernel run.
+func (c *Context) CheckpointFunc() func() error {
+	if c.checkpoint == nil {
+		c.checkpoint = c.Checkpoint
+	}
+	return c.checkpoint
 }
 
 // Checkpoint is called by long kernels between chunks of work: it lets the
@@ -59,13 +85,15 @@ func (c *Context) Err() error {
 
 // CheckShape returns a TooLarge error if a tensor of this shape and dtype
 // would not fit the budget (or its size overflows), and the element count otherwise.
+// Its errors hold copies of shape, so that a shape built on a kernel's stack
+// stays there.
 func (c *Context) CheckShape(dt tensor.DType, shape []int) (int, error) {
 	n, ok := tensor.Size(shape)
 	if !ok {
-		return 0, errs.New(errs.TooLarge, "output shape %v is invalid or overflows", shape)
+		return 0, errs.New(errs.TooLarge, "output shape %v is invalid or overflows", slices.Clone(shape))
 	}
 	if c.MaxBytes > 0 && int64(n) > c.MaxBytes/int64(dt.ElemBytes()) {
-		return 0, errs.New(errs.TooLarge, "output of shape %v (%d elements of %s) exceeds the memory budget of %d bytes", shape, n, dt, c.MaxBytes)
+		return 0, errs.New(errs.TooLarge, "output of shape %v (%d elements of %s) exceeds the memory budget of %d bytes", slices.Clone(shape), n, dt, c.MaxBytes)
 	}
 	return n, nil
 }
@@ -79,6 +107,9 @@ func (c *Context) New(dt tensor.DType, shape ...int) *tensor.Tensor {
 		panic(err)
 	}
 	if c.AllocFloat32 != nil && n > 0 && tensor.StoredAsF32(dt) {
+		if c.Headers != nil {
+			return c.Headers.wrap(dt, shape, c.AllocFloat32(n))
+		}
 		return tensor.WrapF32(dt, shape, c.AllocFloat32(n))
 	}
 	return tensor.New(dt, shape...)
@@ -99,6 +130,21 @@ func (c *Context) NewOver(in []*tensor.Tensor, dt tensor.DType, shape ...int) *t
 		}
 	}
 	return c.New(dt, shape...)
+}
+
+// Reshaped is t.Reshaped(shape) (a view of t's data under another shape of
+// the same size) for view kernels (Reshape, Flatten, Squeeze, Unsqueeze):
+// over one of the executor's buffers it hands out the header it made for
+// the same view before, so that a steady-state run makes no new ones.
+func (c *Context) Reshaped(t *tensor.Tensor, shape []int) *tensor.Tensor {
+	if c.Headers != nil && tensor.StoredAsF32(t.DType()) {
+		if n, ok := tensor.Size(shape); ok && n == t.Len() {
+			if v := c.Headers.view(t, shape); v != nil {
+				return v
+			}
+		}
+	}
+	return t.Reshaped(shape)
 }
 
 // Fail aborts the kernel with a Runtime error (recovered by the executor).

@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Elem is the set of Go element types a tensor can be built from with Of.
 type Elem interface {
@@ -289,7 +292,7 @@ func StoredAsF32(dt DType) bool { return dt == Float || dt == Float16 || dt == B
 // constructor for buffers recycled by the executor.
 func WrapF32(dt DType, shape []int, data []float32) *Tensor {
 	if !StoredAsF32(dt) || len(data) != MustSize(shape) {
-		panic(fmt.Sprintf("tensor: WrapF32(%s, %v) with %d elements", dt, shape, len(data)))
+		panic(fmt.Sprintf("tensor: WrapF32(%s, %v) with %d elements", dt, slices.Clone(shape), len(data)))
 	}
 	return &Tensor{dtype: dt, shape: append([]int(nil), shape...), data: data}
 }

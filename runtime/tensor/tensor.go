@@ -13,6 +13,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 	"math"
 	"strings"
 )
@@ -64,7 +65,7 @@ func Size(shape []int) (int, bool) {
 func MustSize(shape []int) int {
 	n, ok := Size(shape)
 	if !ok {
-		panic(fmt.Sprintf("tensor: invalid shape %v", shape))
+		panic(fmt.Sprintf("tensor: invalid shape %v", slices.Clone(shape)))
 	}
 	return n
 }
@@ -125,7 +126,7 @@ func (t *Tensor) Data() any { return t.data }
 // Reshaped returns a tensor sharing t's data with another shape of the same size.
 func (t *Tensor) Reshaped(shape []int) *Tensor {
 	if n, ok := Size(shape); !ok || n != t.Len() {
-		panic(fmt.Sprintf("tensor: cannot reshape %v to %v", t.shape, shape))
+		panic(fmt.Sprintf("tensor: cannot reshape %v to %v", t.shape, slices.Clone(shape)))
 	}
 	return &Tensor{dtype: t.dtype, shape: append([]int(nil), shape...), data: t.data}
 }
