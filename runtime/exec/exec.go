@@ -295,6 +295,7 @@ func (s *scratch) forget() {
 	s.r, s.st, s.f = nil, nil, nil
 	s.ctx.Ctx = nil
 	s.ctx.One(nil)
+	clear(s.outs)
 }
 
 // reuseInput is the Context's ReuseInput: only tensor kernels write over

@@ -71,3 +71,65 @@ func TestBuffersRecycledAndInPlace(t *testing.T) {
 		t.Errorf("second run allocated %d more buffers (the output's stays with the caller), want at most 1", f-2)
 	}
 }
+
+// TestRecycledHeadersNeverReachCallers: tensor headers (and views) made
+// over the pool's buffers are handed out again in later runs, but never
+// one the caller holds: each run's outputs, views of intermediate values
+// among them, are fresh and keep their values through later runs.
+func TestRecycledHeadersNeverReachCallers(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 4, 6)
+	m.Init("shape", tensor.Of([]int{2}, []int64{2, 12}))
+	m.Node("Relu", []string{"x"}, []string{"a"})
+	m.Node("Reshape", []string{"a", "shape"}, []string{"y"}) // an output that is a view of a
+	m.Node("Neg", []string{"x"}, []string{"b"})
+	m.Node("Reshape", []string{"b", "shape"}, []string{"c"}) // an intermediate view
+	m.Node("Sigmoid", []string{"c"}, []string{"d"})
+	m.Node("Flatten", []string{"d"}, []string{"z"}, tm.Int("axis", 0))
+	m.Output("y", tensor.Float, 2, 12)
+	m.Output("z", tensor.Float, 1, 24)
+	g, err := graph.Load(m.Bytes(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := exec.NewPool()
+	want := func(x []float32) (y, z []float32) {
+		for _, v := range x {
+			y = append(y, max(v, 0))
+			z = append(z, float32(1/(1+math.Exp(float64(v)))))
+		}
+		return y, z
+	}
+	type result struct{ y, z *tensor.Tensor }
+	var kept []result
+	var feeds [][]float32
+	for run := range 4 {
+		x := tensor.New(tensor.Float, 4, 6)
+		for i := range x.F32() {
+			x.F32()[i] = float32((i*7+run*5)%11) - 5
+		}
+		out, err := exec.Run(context.Background(), p, map[string]tensor.Value{"x": x}, []string{"y", "z"}, exec.Options{Pool: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := result{out["y"].(*tensor.Tensor), out["z"].(*tensor.Tensor)}
+		for _, k := range kept {
+			if k.y == r.y || k.z == r.z {
+				t.Fatalf("run %d returned a header an earlier run returned", run)
+			}
+		}
+		kept, feeds = append(kept, r), append(feeds, x.F32())
+		for i, k := range kept {
+			wy, wz := want(feeds[i])
+			for j := range wy {
+				if k.y.F32()[j] != wy[j] || math.Abs(float64(k.z.F32()[j]-wz[j])) > 1e-6 {
+					t.Fatalf("after run %d, run %d's outputs changed at %d: y %v (want %v), z %v (want %v)", run, i, j, k.y.F32()[j], wy[j], k.z.F32()[j], wz[j])
+				}
+			}
+		}
+	}
+}
