@@ -259,4 +259,3 @@ func checked(ctx *op.Context, dt tensor.DType, shape []int) (*tensor.Tensor, err
 	}
 	return tensor.New(dt, shape...), nil
 }
-

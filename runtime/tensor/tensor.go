@@ -13,8 +13,8 @@ package tensor
 
 import (
 	"fmt"
-	"slices"
 	"math"
+	"slices"
 	"strings"
 )
 
