@@ -86,13 +86,7 @@ func tiledCopy[T any](d, s []T, shape, inSt []int, j int) {
 	r := len(shape)
 	last := r - 1
 	var stBuf, dimBuf, idxBuf [8]int
-	outSt := stridesInto(scratchInts(&stBuf, r), shape)
-	odims := scratchInts(&dimBuf, r)[:0] // every dim but j and last, walked by an odometer
-	for k := 0; k < last; k++ {
-		if k != j {
-			odims = append(odims, k)
-		}
-	}
+	outSt, odims := tileOdometer(shape, j, &stBuf, &dimBuf)
 	nj, nl, sl, oj := shape[j], shape[last], inSt[last], outSt[j]
 	idx := scratchInts(&idxBuf, len(odims))
 	oOff, iOff := 0, 0
@@ -128,6 +122,20 @@ func tiledCopy[T any](d, s []T, shape, inSt []int, j int) {
 			return
 		}
 	}
+}
+
+// tileOdometer returns tiledCopy's output strides and the dims its
+// odometer walks (every dim but j and the last), in stBuf and dimBuf when
+// they fit. It is not generic, so each element width's tiledCopy shares it.
+func tileOdometer(shape []int, j int, stBuf, dimBuf *[8]int) (outSt, odims []int) {
+	outSt = stridesInto(scratchInts(stBuf, len(shape)), shape)
+	odims = scratchInts(dimBuf, len(shape))[:0]
+	for k := 0; k < len(shape)-1; k++ {
+		if k != j {
+			odims = append(odims, k)
+		}
+	}
+	return outSt, odims
 }
 
 // stridedCopy walks the output in row-major order with an odometer over the

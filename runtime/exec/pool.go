@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 	"sync"
@@ -272,6 +271,12 @@ func (t *tracker) done() {
 // kept per buffer (op.Headers) would keep missing.
 func (p *Pool) settle() {
 	for _, list := range p.free {
-		slices.SortFunc(list, func(a, b []float32) int { return cmp.Compare(start(a[:1]), start(b[:1])) })
+		// Insertion sort: the lists are short, and slices.SortFunc's
+		// instantiation would cost the wasm binary 20 KB.
+		for i := 1; i < len(list); i++ {
+			for j := i; j > 0 && start(list[j][:1]) < start(list[j-1][:1]); j-- {
+				list[j], list[j-1] = list[j-1], list[j]
+			}
+		}
 	}
 }

@@ -107,10 +107,3 @@ func (h *Headers) Forget(buf []float32) {
 	delete(h.m, unsafe.SliceData(buf))
 	h.mu.Unlock()
 }
-
-// Len is the number of headers kept (for tests).
-func (h *Headers) Len() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.m)
-}

@@ -36,8 +36,8 @@ func TestHeaders(t *testing.T) {
 		t.Error("a view over a buffer that is not the pool's was kept")
 	}
 	h.Forget(buf)
-	if h.Len() != 0 {
-		t.Errorf("%d buffers kept after Forget", h.Len())
+	if len(h.m) != 0 {
+		t.Errorf("%d buffers kept after Forget", len(h.m))
 	}
 	if b := h.wrap(tensor.Float, []int{4, 6}, buf); b == a {
 		t.Error("a forgotten header was handed out")
