@@ -125,6 +125,11 @@ func (c *Context) NewOver(in []*tensor.Tensor, dt tensor.DType, shape ...int) *t
 	if c.ReuseInput != nil && tensor.StoredAsF32(dt) {
 		for i, t := range in {
 			if t != nil && tensor.StoredAsF32(t.DType()) && slices.Equal(t.Shape(), shape) && c.ReuseInput(i) {
+				if c.Headers != nil {
+					if h := c.Headers.over(t, dt); h != nil {
+						return h
+					}
+				}
 				return tensor.WrapF32(dt, shape, t.F32())
 			}
 		}

@@ -98,6 +98,32 @@ func (h *Headers) view(t *tensor.Tensor, shape []int) *tensor.Tensor {
 	return v
 }
 
+// over returns a header of dtype dt and t's shape over t's buffer, other
+// than t itself (the executor treats a kernel's returning its input as a
+// pass-through), for a kernel writing in place over t; nil when the buffer
+// is not the pool's. The executor allows that only when t is the last live
+// value using the buffer, so every other header kept for it is unreachable.
+func (h *Headers) over(t *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
+	buf := t.F32()
+	if cap(buf) == 0 {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	set := h.m[unsafe.SliceData(buf)]
+	if set == nil {
+		return nil
+	}
+	for _, o := range set.ts {
+		if o != t && o.DType() == dt && len(o.F32()) == len(buf) && slices.Equal(o.Shape(), t.Shape()) {
+			return o
+		}
+	}
+	o := tensor.WrapF32(dt, t.Shape(), buf)
+	set.add(o)
+	return o
+}
+
 // Forget drops the header kept for buf, which is leaving the pool.
 func (h *Headers) Forget(buf []float32) {
 	if cap(buf) == 0 {

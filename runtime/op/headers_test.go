@@ -7,8 +7,10 @@ import (
 )
 
 // TestHeaders: New hands out the header it made over a buffer again only
-// for the same dtype, length and shape; a view is kept only over a buffer
-// New made a header for (the pool's), and Forget drops a buffer's headers.
+// for the same dtype, length and shape; a view, or the output of a kernel
+// writing over its input, is kept only over a buffer New made a header for
+// (the pool's), the latter never the input's own header; and Forget drops a
+// buffer's headers.
 func TestHeaders(t *testing.T) {
 	var h Headers
 	buf := make([]float32, 24)
@@ -34,6 +36,16 @@ func TestHeaders(t *testing.T) {
 	}
 	if h.view(tensor.New(tensor.Float, 4, 6), []int{24}) != nil {
 		t.Error("a view over a buffer that is not the pool's was kept")
+	}
+	o := h.over(a, tensor.Float)
+	if o == nil || o == a || !equalInts(o.Shape(), a.Shape()) || &o.F32()[0] != &buf[0] {
+		t.Fatal("over did not give another header over the same buffer")
+	}
+	if h.over(a, tensor.Float) != o {
+		t.Error("writing over the same input again got a new header")
+	}
+	if h.over(tensor.New(tensor.Float, 4, 6), tensor.Float) != nil {
+		t.Error("a header over a buffer that is not the pool's was kept")
 	}
 	h.Forget(buf)
 	if len(h.m) != 0 {
