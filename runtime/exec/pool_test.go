@@ -29,14 +29,7 @@ func TestBuffersRecycledAndInPlace(t *testing.T) {
 	m.Node("Add", []string{"zero", "c2"}, []string{"y"})
 	m.Node("Tanh", []string{"x"}, []string{"c2"})
 	m.Output("y", tensor.Float, 64, 1024)
-	g, err := graph.Load(m.Bytes(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compileUnoptimised(t, m)
 	x := tensor.New(tensor.Float, 64, 1024)
 	for i := range x.F32() {
 		x.F32()[i] = float32(i%200)/50 - 2
@@ -98,14 +91,7 @@ func TestRecycledHeadersNeverReachCallers(t *testing.T) {
 	m.Node("Flatten", []string{"d"}, []string{"z"}, tm.Int("axis", 0))
 	m.Output("y", tensor.Float, 2, 12)
 	m.Output("z", tensor.Float, 1, 24)
-	g, err := graph.Load(m.Bytes(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compileUnoptimised(t, m)
 	pool := exec.NewPool()
 	want := func(x []float32) (y, z []float32) {
 		for _, v := range x {
@@ -142,4 +128,18 @@ func TestRecycledHeadersNeverReachCallers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compileUnoptimised plans m with no rewrites, so each node is a step.
+func compileUnoptimised(t *testing.T, m *tm.Model) *plan.Plan {
+	t.Helper()
+	g, err := graph.Load(m.Bytes(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -74,23 +74,29 @@ func (h *Headers) wrap(dt tensor.DType, shape []int, buf []float32) *tensor.Tens
 	return t
 }
 
+// setOf returns the headers kept for t's buffer (with h.mu held), nil when
+// it is not one of the pool's.
+func (h *Headers) setOf(t *tensor.Tensor) *headerSet {
+	buf := t.F32()
+	if cap(buf) == 0 {
+		return nil
+	}
+	return h.m[unsafe.SliceData(buf)]
+}
+
 // view returns a tensor of t's dtype and data under another shape of the
 // same size, or nil when t's buffer has no headers kept (it is not one of
 // the pool's: a weight, a feed). A kept header over the same data with the
 // same shape may be live, as a value the run still holds; it is the same
 // immutable value, so handing it out again is safe.
 func (h *Headers) view(t *tensor.Tensor, shape []int) *tensor.Tensor {
-	buf := t.F32()
-	if cap(buf) == 0 {
-		return nil
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	set := h.m[unsafe.SliceData(buf)]
+	set := h.setOf(t)
 	if set == nil {
 		return nil
 	}
-	if v := set.find(t.DType(), len(buf), shape); v != nil {
+	if v := set.find(t.DType(), t.Len(), shape); v != nil {
 		return v
 	}
 	v := t.Reshaped(shape)
@@ -104,22 +110,18 @@ func (h *Headers) view(t *tensor.Tensor, shape []int) *tensor.Tensor {
 // is not the pool's. The executor allows that only when t is the last live
 // value using the buffer, so every other header kept for it is unreachable.
 func (h *Headers) over(t *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
-	buf := t.F32()
-	if cap(buf) == 0 {
-		return nil
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	set := h.m[unsafe.SliceData(buf)]
+	set := h.setOf(t)
 	if set == nil {
 		return nil
 	}
 	for _, o := range set.ts {
-		if o != t && o.DType() == dt && len(o.F32()) == len(buf) && slices.Equal(o.Shape(), t.Shape()) {
+		if o != t && o.DType() == dt && o.Len() == t.Len() && slices.Equal(o.Shape(), t.Shape()) {
 			return o
 		}
 	}
-	o := tensor.WrapF32(dt, t.Shape(), buf)
+	o := tensor.WrapF32(dt, t.Shape(), t.F32())
 	set.add(o)
 	return o
 }

@@ -1,6 +1,7 @@
 package op
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -18,7 +19,7 @@ func TestHeaders(t *testing.T) {
 	if b := h.wrap(tensor.Float, []int{4, 6}, buf); b != a {
 		t.Error("the same buffer, dtype and shape got a new header")
 	}
-	if b := h.wrap(tensor.Float, []int{6, 4}, buf); b == a || !equalInts(b.Shape(), []int{6, 4}) {
+	if b := h.wrap(tensor.Float, []int{6, 4}, buf); b == a || !slices.Equal(b.Shape(), []int{6, 4}) {
 		t.Errorf("another shape got %v", b.Shape())
 	}
 	if b := h.wrap(tensor.Float16, []int{4, 6}, buf); b == a || b.DType() != tensor.Float16 {
@@ -28,7 +29,7 @@ func TestHeaders(t *testing.T) {
 		t.Errorf("a shorter length got %d elements", b.Len())
 	}
 	v := h.view(a, []int{24})
-	if v == nil || !equalInts(v.Shape(), []int{24}) || &v.F32()[0] != &buf[0] {
+	if v == nil || !slices.Equal(v.Shape(), []int{24}) || &v.F32()[0] != &buf[0] {
 		t.Fatal("no view of the pool's buffer")
 	}
 	if w := h.view(a, []int{24}); w != v {
@@ -38,7 +39,7 @@ func TestHeaders(t *testing.T) {
 		t.Error("a view over a buffer that is not the pool's was kept")
 	}
 	o := h.over(a, tensor.Float)
-	if o == nil || o == a || !equalInts(o.Shape(), a.Shape()) || &o.F32()[0] != &buf[0] {
+	if o == nil || o == a || !slices.Equal(o.Shape(), a.Shape()) || &o.F32()[0] != &buf[0] {
 		t.Fatal("over did not give another header over the same buffer")
 	}
 	if h.over(a, tensor.Float) != o {
@@ -63,16 +64,4 @@ func TestHeaders(t *testing.T) {
 	if n := len(h.m[&buf[0]].ts); n != maxHeaders {
 		t.Errorf("%d headers kept for one buffer, want %d", n, maxHeaders)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
