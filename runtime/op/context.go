@@ -24,8 +24,9 @@ type Context struct {
 	// AllocFloat32, when set, returns a zeroed []float32 of length n for
 	// New, typically a recycled buffer (set by the executor).
 	AllocFloat32 func(n int) []float32
-	// Headers, when set with AllocFloat32, gives New the header it made
-	// over the same recycled buffer before (set by the executor).
+	// Headers, when set with AllocFloat32, keeps the tensor headers made
+	// over the executor's recycled buffers, which New, NewOver and Reshaped
+	// hand out again in later runs (set by the executor).
 	Headers *Headers
 	// ReuseInput, when set, reports whether the kernel may write its
 	// output over input i's buffer: the value dies at this node, no other
