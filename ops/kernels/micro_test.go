@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -58,6 +59,70 @@ func TestKernel4x8Stride(t *testing.T) {
 			kernel4xn(a, b, k, ldb, n, cols)
 			for i := 0; i < MR; i++ {
 				sameF32(t, fmt.Sprint("kernel4xn/", k, "/", n, "/row", i), cols[i*NR:i*NR+n], full[i*NR:i*NR+n])
+			}
+		}
+	}
+}
+
+// TestKernelColumn: a column sweep (nq tiles, sweep_wasm.s in the SIMD
+// build) gives, bit for bit, a plain loop's sums in the kernels' order —
+// the products over k (each rounded, then added), C's old value when
+// accumulating, the row bias, the residual, then Relu — for packed and
+// strided B, A panels further apart than their depth, odd and even depths,
+// and every combination of the epilogue's parts.
+func TestKernelColumn(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	const ldc, ldr, row, col = NR + 3, NR + 7, 4, 2
+	for _, k := range []int{1, 2, 3, 16, 33} {
+		for _, nq := range []int{1, 3} {
+			for _, ldb := range []int{NR, NR + 5} {
+				for _, as := range []int{MR * k, MR*k + 12} {
+					a, b := randSlice(r, (nq-1)*as+MR*k), randSlice(r, (k-1)*ldb+NR)
+					bias := randSlice(r, row+nq*MR)
+					res := randSlice(r, (row+nq*MR)*ldr)
+					c0 := randSlice(r, (nq*MR-1)*ldc+NR)
+					for flags := 0; flags < 16; flags++ {
+						acc := flags&1 != 0
+						var e *Epilogue
+						if flags&^1 != 0 {
+							e = &Epilogue{LdR: ldr}
+							if flags&2 != 0 {
+								e.RowBias = bias
+							}
+							if flags&4 != 0 {
+								e.Residual = res
+							}
+							if flags&8 != 0 {
+								e.Act = ActRelu
+							}
+						}
+						got, want := slices.Clone(c0), slices.Clone(c0)
+						kernelColumn(a, as, b, k, ldb, got, ldc, acc, e, row, col, nq)
+						for i := 0; i < nq*MR; i++ {
+							q, ri := i/MR, i%MR
+							for j := 0; j < NR; j++ {
+								var s float32
+								for p := 0; p < k; p++ {
+									s += float32(a[q*as+p*MR+ri] * b[p*ldb+j])
+								}
+								if acc {
+									s += want[i*ldc+j]
+								}
+								if e != nil && e.RowBias != nil {
+									s += bias[row+i]
+								}
+								if e != nil && e.Residual != nil {
+									s += res[(row+i)*ldr+col+j]
+								}
+								if e != nil && e.Act == ActRelu && s < 0 {
+									s = 0
+								}
+								want[i*ldc+j] = s
+							}
+						}
+						sameF32(t, fmt.Sprint("k", k, "/nq", nq, "/ldb", ldb, "/as", as, "/flags", flags), got, want)
+					}
+				}
 			}
 		}
 	}

@@ -312,18 +312,10 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						if last && fused {
 							te = ep
 						}
-						for ; ir+MR <= mb; ir += MR {
-							ap := ad[(ir/MR)*as : (ir/MR)*as+kb*MR]
-							co := (ic+ir)*ldc + jc + jr
-							if direct {
-								kernel4x8s(ap, bp, kb, ldb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
-							} else {
-								if te != nil {
-									kernel4x8e(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc, te, ic+ir, jc+jr)
-								} else {
-									kernel4x8(ap, bp, kb, c[co:co+(MR-1)*ldc+NR], ldc, acc)
-								}
-							}
+						if nq := mb / MR; nq > 0 {
+							co := ic*ldc + jc + jr
+							kernelColumn(ad[:(nq-1)*as+kb*MR], as, bp, kb, ldb, c[co:co+(nq*MR-1)*ldc+NR], ldc, acc, te, ic, jc+jr, nq)
+							ir = nq * MR
 						}
 					}
 					for ; ir < mb; ir += MR {

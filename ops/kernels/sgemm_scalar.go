@@ -144,3 +144,21 @@ func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
 		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0, c1, c2, c3
 	}
 }
+
+// kernelColumn computes the nq full tiles of one column of C: tile q is the
+// A panel a[q·as:] times the B panel b (rows ldb apart), stored into C from
+// row q·MR, with the fused epilogue e (nil for none). In this build it is a
+// loop over the tile kernels.
+func kernelColumn(a []float32, as int, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col, nq int) {
+	for q := 0; q < nq; q++ {
+		aq, cq := a[q*as:], c[q*MR*ldc:]
+		switch {
+		case ldb != NR:
+			kernel4x8s(aq, b, k, ldb, cq, ldc, acc, e, row+q*MR, col)
+		case e != nil:
+			kernel4x8e(aq, b, k, cq, ldc, acc, e, row+q*MR, col)
+		default:
+			kernel4x8(aq, b, k, cq, ldc, acc)
+		}
+	}
+}
