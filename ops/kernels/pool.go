@@ -96,6 +96,11 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 			case lo >= hi:
 			case sw == 1:
 				maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
+			case vecWindow && sw == 2 && dw == 1 && KW <= 4:
+				// Four outputs per vector trip, the rest scalar.
+				iw0 := lo*sw - pw
+				j := lo + maxWindowS2Vec(yrow[lo:hi], col[iw0:], first[iw0:], KW)
+				maxWindowStrided(yrow[j:hi], col[j*sw-pw:], first[j*sw-pw:], KW, sw, dw)
 			case vecWindow && sw <= maxVecStride:
 				// The window at every column from the first interior one to the
 				// last, vectorised, then every sw-th: cheaper than a scalar scan
@@ -105,19 +110,7 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 				maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
 				pick(yrow[lo:hi], w, sw)
 			default:
-				for ow := lo; ow < hi; ow++ {
-					iw0 := ow*sw - pw
-					best := col[iw0]
-					for kw := 1; kw < KW; kw++ {
-						if v := col[iw0+kw*dw]; v > best {
-							best = v
-						}
-					}
-					if f := first[iw0]; f != f {
-						best = f
-					}
-					yrow[ow] = best
-				}
+				maxWindowStrided(yrow[lo:hi], col[lo*sw-pw:], first[lo*sw-pw:], KW, sw, dw)
 			}
 			// The border columns: their valid taps [c.lo, c.hi), the first
 			// of them winning when NaN.
@@ -139,6 +132,24 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 				yrow[c.ow] = best
 			}
 		}
+	}
+}
+
+// maxWindowStrided sets y[i] to the scan of x[i·sw + kw·dw] over kw < KW
+// (every tap valid), or to first[i·sw] when that is NaN.
+func maxWindowStrided(y, x, first []float32, KW, sw, dw int) {
+	for i := range y {
+		iw0 := i * sw
+		best := x[iw0]
+		for kw := 1; kw < KW; kw++ {
+			if v := x[iw0+kw*dw]; v > best {
+				best = v
+			}
+		}
+		if f := first[iw0]; f != f {
+			best = f
+		}
+		y[i] = best
 	}
 }
 

@@ -118,3 +118,31 @@ func divAll(w []float32, d float32) {
 	}
 	divAllScalar(w[i:], d)
 }
+
+// maxWindowS2Vec is the MaxPool window scan of maxWindowS1 at every second
+// column (stride 2, unit dilation; KW ≤ 4): y[j] is the window at x[2j],
+// or first[2j] when that is NaN. Four outputs per trip: the windows at
+// eight consecutive columns, two vectors, of which the even lanes are kept
+// by lane moves. Computing every column's window and then picking every
+// second one (pick, a scalar loop) cost twice as much. It returns how many
+// outputs it did; the rest take the scalar scan.
+func maxWindowS2Vec(y, x, first []float32, KW int) int {
+	if KW > 4 {
+		return 0
+	}
+	px, pf := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(first))
+	py := unsafe.Pointer(unsafe.SliceData(y))
+	j := 0
+	// A trip reads x[2j : 2j+7+KW] and first[2j : 2j+8].
+	for ; j+4 <= len(y) && 2*j+7+KW <= len(x) && 2*j+8 <= len(first); j += 4 {
+		o := uintptr(2*j) * 4
+		b0, b1 := ld4(px, o), ld4(px, o+16)
+		for kw := 1; kw < KW; kw++ {
+			k := o + uintptr(kw)*4
+			b0, b1 = maxGreater(b0, ld4(px, k)), maxGreater(b1, ld4(px, k+16))
+		}
+		b0, b1 = nanFirst(b0, ld4(pf, o)), nanFirst(b1, ld4(pf, o+16))
+		st4(b0.SetElem(1, b0.GetElem(2)).SetElem(2, b1.GetElem(0)).SetElem(3, b1.GetElem(2)), py, uintptr(j)*4)
+	}
+	return j
+}

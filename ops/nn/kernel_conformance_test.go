@@ -738,12 +738,15 @@ func TestKernelConformancePool(t *testing.T) {
 		{"kernel_shape": []int{2, 3}, "strides": []int{3, 2}, "dilations": []int{2, 2}, "pads": []int{0, 2, 1, 1}, "ceil_mode": 1, "count_include_pad": 1},
 		{"kernel_shape": []int{5, 5}, "auto_pad": "SAME_UPPER", "strides": []int{2, 3}},
 		{"kernel_shape": []int{4, 4}, "pads": []int{3, 3, 3, 3}, "strides": []int{3, 3}},
-		// Strides 2 to 5 across wide rows: MaxPool's vectorised window scan
-		// with every sw-th kept (sw ≤ 4 in the SIMD build), and past it.
+		// Strides 2 to 5 across wide rows: MaxPool's vectorised window scans
+		// (stride 2; every sw-th kept for sw ≤ 4 in the SIMD build), and past.
 		{"kernel_shape": []int{3, 3}, "strides": []int{2, 2}, "pads": []int{1, 1, 1, 1}},
 		{"kernel_shape": []int{2, 5}, "strides": []int{1, 3}, "dilations": []int{1, 2}, "pads": []int{0, 1, 1, 2}},
 		{"kernel_shape": []int{3, 4}, "strides": []int{2, 4}, "ceil_mode": 1},
 		{"kernel_shape": []int{1, 3}, "strides": []int{1, 5}, "pads": []int{0, 1, 0, 1}},
+		// Stride 2 with unit dilation: four outputs per vector trip.
+		{"kernel_shape": []int{2, 4}, "strides": []int{1, 2}, "pads": []int{0, 3, 1, 0}},
+		{"kernel_shape": []int{3, 2}, "strides": []int{2, 2}, "ceil_mode": 1},
 	}
 	for i, at := range cases {
 		for _, opType := range []string{"MaxPool", "AveragePool"} {
