@@ -17,11 +17,6 @@ const (
 	NR = 8 // columns of the micro-tile
 )
 
-// directMaxM is the most rows of A for which the GEMM reads a plain B in
-// place (directB): past it, packing B costs less than the strided kernel's
-// loss over the rows that reuse each panel.
-const directMaxM = 64
-
 // Block sizes (variables so that a benchmark can sweep them).
 var (
 	sgemmKC = 256  // depth of a block
@@ -274,9 +269,9 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	sa, sb := s.bufs(kcMax*min(roundUp(m, MR), sgemmMC), kcMax*min(roundUp(n, NR), sgemmNC))
 	var tile [MR * NR]float32
 	fused := ep.fusable()
-	// A plain B read in place (see directB) when few rows of A share each
-	// of its panels; packing pays for itself over more.
-	direct := directB && B.packed == nil && B.im2col == nil && !B.trans && m <= directMaxM
+	// A plain B read in place (see directB), whatever the rows of A: the
+	// column sweep reads a strided panel as fast as a packed one.
+	direct := directB && B.packed == nil && B.im2col == nil && !B.trans
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
