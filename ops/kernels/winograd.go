@@ -182,13 +182,8 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 		}
 		// Output transform and the epilogue of these output rows.
 		oh0, oh1 := th0*2, min(OH, (th0+nth)*2)
-		for mi := 0; mi < m; mi++ {
-			yp := y[mi*os : (mi+1)*os]
-			for r := 0; r < nth; r++ {
-				winoOutputRow(s.mo, m*tb, mi*tb+r*tilesW, tilesW, yp, (th0+r)*2, OH, OW)
-			}
-		}
-		if ep != nil {
+		fused := winoOutput(s.mo[:16*m*tb], m, tb, tilesW, nth, y, oh0, OH, OW, ep)
+		if ep != nil && !fused {
 			// y is M × os: these rows are its columns [oh0·OW, oh1·OW).
 			ep.apply(y, os, 0, m, oh0*OW, (oh1-oh0)*OW)
 		}
@@ -277,8 +272,7 @@ func winoOutputRow(mo []float32, stride, base, tilesW int, y []float32, oh, OH, 
 	if oh+1 < OH {
 		y1 = y[(oh+1)*OW : (oh+2)*OW]
 	}
-	tw := winoOutputVec(&m, y0, y1, tilesW, OW) // the SIMD build's vectors
-	for ; tw < tilesW; tw++ {
+	for tw := 0; tw < tilesW; tw++ {
 		// Down the rows: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column).
 		var s0, s1 [4]float32
 		for col := 0; col < 4; col++ {

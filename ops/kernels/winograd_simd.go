@@ -2,7 +2,10 @@
 
 package kernels
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 // The Winograd transforms' loops in WebAssembly SIMD128 (GOEXPERIMENT=simd),
 // four lanes at a time; each computes what winograd_scalar.go does, element
@@ -63,35 +66,132 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo [
 	}
 }
 
-// winoOutputVec applies Aᵀ m A to winoOutputRow's tiles four at a time,
-// while their eight output columns lie inside the row, and returns how many
-// tiles it did (the rest take winoOutputRow's scalar loop). The products of
-// four tiles are four vectors per ξ; each output row's even and odd columns
-// come out as two vectors, interleaved into the row by lane moves. Per
-// element the arithmetic is the scalar loop's, in its order.
-func winoOutputVec(m *[16][]float32, y0, y1 []float32, tilesW, OW int) int {
-	tw := 0
-	for ; tw+4 <= tilesW && 2*tw+8 <= OW; tw += 4 {
-		var s0, s1 [4]f32x4
-		for col := 0; col < 4; col++ {
-			a0 := archsimd.LoadFloat32x4(m[col][tw : tw+4])
-			a1 := archsimd.LoadFloat32x4(m[4+col][tw : tw+4])
-			a2 := archsimd.LoadFloat32x4(m[8+col][tw : tw+4])
-			a3 := archsimd.LoadFloat32x4(m[12+col][tw : tw+4])
-			s0[col] = a0.Add(a1).Add(a2)
-			s1[col] = a1.Sub(a2).Sub(a3)
+// winoOutput applies Aᵀ m A to a block of nth tile rows of every output
+// channel (mo holds the 16 GEMM outputs, m × tb each), writing output rows
+// oh0 … of y (m × OH × OW). Four tiles at a time: the products of four
+// tiles are four vectors per ξ, and each output row's even and odd columns
+// come out as two vectors, interleaved by lane moves into the row's eight
+// columns. The last four tiles of a row overlap the ones before when the
+// row's tiles are not a multiple of four, and store lane by lane past the
+// row's end (odd widths, where the last tile has one column). Per
+// element the arithmetic is the scalar build's (winoOutputRow), in its
+// order. One call per block, loads through one pointer at the 16 ξ
+// offsets: a call per output row that sliced the 16 matrices, and a scalar
+// loop for the last tiles, cost as much as the arithmetic.
+//
+// A fusable epilogue (a row bias, a residual laid out as y, Relu) is
+// applied to each pair of vectors before it is stored, as epilogueRow
+// would after; winoOutput reports whether it did (otherwise the caller
+// applies ep).
+func winoOutput(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW int, ep *Epilogue) bool {
+	os := OH * OW
+	if tilesW < 4 || OW < 8 {
+		for mi := 0; mi < m; mi++ {
+			for r := 0; r < nth; r++ {
+				winoOutputRow(mo, m*tb, mi*tb+r*tilesW, tilesW, y[mi*os:(mi+1)*os], oh0+2*r, OH, OW)
+			}
 		}
-		ow := 2 * tw
-		interleave2(y0[ow:ow+8], s0[0].Add(s0[1]).Add(s0[2]), s0[1].Sub(s0[2]).Sub(s0[3]))
-		if y1 != nil {
-			interleave2(y1[ow:ow+8], s1[0].Add(s1[1]).Add(s1[2]), s1[1].Sub(s1[2]).Sub(s1[3]))
+		return false
+	}
+	_, _ = mo[16*m*tb-1], y[m*os-1]
+	var bias, res []float32
+	fused := ep.fusable()
+	if fused {
+		if bias = ep.RowBias; bias != nil {
+			_ = bias[m-1]
+		}
+		if res = ep.Residual; res != nil {
+			if ep.LdR != os {
+				fused = false
+			} else {
+				_ = res[m*os-1]
+			}
 		}
 	}
-	return tw
-}
-
-// interleave2 stores e's lanes to d's even and o's to its odd elements.
-func interleave2(d []float32, e, o f32x4) {
-	e.SetElem(1, o.GetElem(0)).SetElem(2, e.GetElem(1)).SetElem(3, o.GetElem(1)).Store(d[0:4])
-	o.SetElem(0, e.GetElem(2)).SetElem(1, o.GetElem(2)).SetElem(2, e.GetElem(3)).Store(d[4:8])
+	relu := fused && ep.Act == ActRelu
+	pm, py := unsafe.Pointer(unsafe.SliceData(mo)), unsafe.Pointer(unsafe.SliceData(y))
+	pr := unsafe.Pointer(unsafe.SliceData(res))
+	var off [16]uintptr // ξ's matrix, in bytes from the first
+	for xi := range off {
+		off[xi] = uintptr(xi*m*tb) * 4
+	}
+	var z f32x4
+	for mi := 0; mi < m; mi++ {
+		var vb f32x4
+		if fused && bias != nil {
+			vb = archsimd.BroadcastFloat32x4(bias[mi])
+		}
+		for r := 0; r < nth; r++ {
+			oh := oh0 + 2*r
+			if oh >= OH {
+				break
+			}
+			p := unsafe.Add(pm, uintptr(mi*tb+r*tilesW)*4)
+			yo := uintptr(mi*os+oh*OW) * 4 // output row oh, in bytes
+			two := oh+1 < OH
+			for tw := 0; tw < tilesW; tw += 4 {
+				tw = min(tw, tilesW-4)
+				o := uintptr(tw) * 4
+				var s0, s1 [4]f32x4
+				for col := 0; col < 4; col++ {
+					a0, a1 := ld4(p, off[col]+o), ld4(p, off[4+col]+o)
+					a2, a3 := ld4(p, off[8+col]+o), ld4(p, off[12+col]+o)
+					s0[col] = a0.Add(a1).Add(a2)
+					s1[col] = a1.Sub(a2).Sub(a3)
+				}
+				rows := 1
+				if two {
+					rows = 2
+				}
+				e0, o0 := s0[0].Add(s0[1]).Add(s0[2]), s0[1].Sub(s0[2]).Sub(s0[3])
+				e1, o1 := s1[0].Add(s1[1]).Add(s1[2]), s1[1].Sub(s1[2]).Sub(s1[3])
+				for k := 0; k < rows; k++ {
+					e, od := e0, o0
+					if k == 1 {
+						e, od = e1, o1
+					}
+					d0 := e.SetElem(1, od.GetElem(0)).SetElem(2, e.GetElem(1)).SetElem(3, od.GetElem(1))
+					d1 := od.SetElem(0, e.GetElem(2)).SetElem(1, od.GetElem(2)).SetElem(2, e.GetElem(3))
+					at := yo + uintptr(k*OW+2*tw)*4 // the eight columns' place in y
+					if fused {
+						if bias != nil {
+							d0, d1 = d0.Add(vb), d1.Add(vb)
+						}
+						if res != nil {
+							if 2*tw+8 <= OW {
+								d0, d1 = d0.Add(ld4(pr, at)), d1.Add(ld4(pr, at+16))
+							} else {
+								rr := unsafe.Slice((*float32)(unsafe.Add(pr, at)), OW-2*tw)
+								var t [8]float32
+								copy(t[:], rr)
+								d0, d1 = d0.Add(ld4(unsafe.Pointer(&t), 0)), d1.Add(ld4(unsafe.Pointer(&t), 16))
+							}
+						}
+						if relu {
+							d0, d1 = z.IfElse(d0.Less(z), d0), z.IfElse(d1.Less(z), d1)
+						}
+					}
+					if 2*tw+8 <= OW {
+						st4(d0, py, at)
+						st4(d1, py, at+16)
+					} else {
+						// The row ends inside d1 (odd widths; OW ≥ 8 puts d0 inside).
+						st4(d0, py, at)
+						yt := unsafe.Slice((*float32)(unsafe.Add(py, at+16)), OW-2*tw-4)
+						switch len(yt) {
+						case 3:
+							yt[2] = d1.GetElem(2)
+							fallthrough
+						case 2:
+							yt[1] = d1.GetElem(1)
+							fallthrough
+						case 1:
+							yt[0] = d1.GetElem(0)
+						}
+					}
+				}
+			}
+		}
+	}
+	return fused
 }

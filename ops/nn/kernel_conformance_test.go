@@ -344,6 +344,11 @@ var convCases = []convCase{
 	// Odd widths whose last group of four tiles has a one-column tile (7 = 4 tiles, 15 = 8), at 32 channels.
 	{name: "winograd-7x7", n: 2, c: 32, m: 36, group: 1, in: []int{7, 7}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
 	{name: "winograd-odd-15", n: 1, c: 40, m: 33, group: 1, in: []int{6, 15}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, convOnly: true},
+	// Fused epilogues on rows of eleven tiles, even and odd widths: the
+	// output transform's vectors of four tiles, the overlapping last one and
+	// its lanes past the row's end.
+	{name: "winograd-fused-22", n: 1, c: 33, m: 36, group: 1, in: []int{6, 22}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-fused-21", n: 2, c: 32, m: 34, group: 1, in: []int{5, 21}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
 	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},
