@@ -22,25 +22,31 @@ import "sync"
 // F(2,3) only uses ±1 and ½ in its transforms, so it loses little accuracy
 // (the larger F(4,3) would save more multiplies at a real cost in accuracy).
 
-// winogradMin is the least number of input and output channels for which the
-// transforms pay for themselves. Measured in wasm (TestTuneWinograd) once
-// the input and output transforms ran four tiles per vector: 0.95× the
-// im2col GEMM at 16→64 channels (55×55), 0.83× at 24→24 (40×40), 1.12× at
-// 32→128 (27×27), 1.04× at 48→192 (13×13), 1.21× at 64→256 (13×13),
-// 1.45–1.77× on ResNet-50's layers; DenseNet-121 (128→32) ran 9% and the
-// U²-Net-style network 10% faster than at 64. (It was 64 while the
-// transforms stored a float at a time.)
-const winogradMin = 32
+// winogradMinC and winogradMinM are the least numbers of input and output
+// channels for which the transforms pay for themselves. Measured in wasm
+// (TestTuneWinograd) once the input and output transforms ran four tiles
+// per vector: 0.95× the im2col GEMM at 16→64 channels (55×55), 0.83× at
+// 24→24 (40×40), 1.12× at 32→128 (27×27), 1.04× at 48→192 (13×13), 1.21×
+// at 64→256 (13×13), 1.45–1.77× on ResNet-50's layers; DenseNet-121
+// (128→32) ran 9% and the U²-Net-style network 10% faster than at 64. (It
+// was 64 while the transforms stored a float at a time.) Since the GEMM
+// sweeps a column of tiles per call and the output transform a block,
+// 16→64 channels (SqueezeNet's first 3×3 layers) run 9% faster than
+// im2col, while 24→24 still ran 10% slower: so 16 in, 32 out.
+const (
+	winogradMinC = 16
+	winogradMinM = 32
+)
 
 // winogradOn switches the Winograd path (a benchmark compares both).
 var winogradOn = true
 
 // WinogradFits reports whether a convolution runs as Winograd F(2,3): 2-D,
-// 3×3, unit stride and dilation, one group, at least winogradMin input and
-// output channels.
+// 3×3, unit stride and dilation, one group, at least winogradMinC input and
+// winogradMinM output channels.
 func WinogradFits(g *ConvGeom, group, c, m int) bool {
 	return winogradOn && len(g.In) == 2 && g.Kernel[0] == 3 && g.Kernel[1] == 3 && g.Strides[0] == 1 && g.Strides[1] == 1 &&
-		g.Dilations[0] == 1 && g.Dilations[1] == 1 && group == 1 && c >= winogradMin && m >= winogradMin
+		g.Dilations[0] == 1 && g.Dilations[1] == 1 && group == 1 && c >= winogradMinC && m >= winogradMinM
 }
 
 // winoWeights is U = G g Gᵀ for every (m, c), as 16 packed M × C matrices.

@@ -349,6 +349,7 @@ var convCases = []convCase{
 	// its lanes past the row's end.
 	{name: "winograd-fused-22", n: 1, c: 33, m: 36, group: 1, in: []int{6, 22}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
 	{name: "winograd-fused-21", n: 2, c: 32, m: 34, group: 1, in: []int{5, 21}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true},
+	{name: "winograd-shallow", n: 1, c: 17, m: 40, group: 1, in: []int{11, 12}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, convOnly: true}, // the fewest input channels Winograd takes
 	{name: "1d", n: 2, c: 4, m: 6, group: 2, in: []int{13}, kernel: []int{3}, strides: []int{2}, dil: []int{2}, pads: []int{2, 1}, bias: true, fuse: true},
 	{name: "1d dense", n: 2, c: 5, m: 9, group: 1, in: []int{37}, kernel: []int{5}, strides: []int{1}, dil: []int{1}, pads: []int{2, 2}, bias: true, fuse: true},
 	{name: "1d depthwise", n: 2, c: 6, m: 12, group: 6, in: []int{29}, kernel: []int{3}, strides: []int{2}, dil: []int{1}, pads: []int{1, 0}, bias: true, fuse: true},
