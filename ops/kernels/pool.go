@@ -173,18 +173,7 @@ func maxWindowS1(y, x, first []float32, KW, dw int) {
 	_ = x[len(y)-1+(KW-1)*dw]
 	_ = first[len(y)-1]
 	i := maxWindowS1Vec(y, x, first, KW, dw)
-	for ; i < len(y); i++ {
-		best := x[i]
-		for kw := 1; kw < KW; kw++ {
-			if v := x[i+kw*dw]; v > best {
-				best = v
-			}
-		}
-		if f := first[i]; f != f {
-			best = f
-		}
-		y[i] = best
-	}
+	maxWindowStrided(y[i:], x[i:], first[i:], KW, 1, dw)
 }
 
 // AvgPool2D computes AveragePool over planes consecutive planes in float32, as ONNX Runtime

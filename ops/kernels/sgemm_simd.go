@@ -113,119 +113,6 @@ func kernel4x8(a, b []float32, k int, c []float32, ldc int, acc bool) {
 	st4(c31, pc, 3*l+16)
 }
 
-// kernel4x8e is kernel4x8 applying e (see Epilogue.fusable) to the tile,
-// whose first element is C's (row, col), before the store: the GEMM's last
-// depth block. A kernel of its own, as the epilogue's code costs the k loop
-// a few percent (Go's register allocator spills more); inline, it costs a
-// depth-16 tile 7% where a call per tile cost 25% (and a second pass over C
-// about as much).
-func kernel4x8e(a, b []float32, k int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {
-	if k <= 0 {
-		return
-	}
-	// One bounds check per operand; the loop below stays inside them.
-	_, _, _ = a[4*k-1], b[8*k-1], c[3*ldc+7]
-	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
-	var c00, c01, c10, c11, c20, c21, c30, c31 f32x4
-	var ao, bo uintptr
-	for ; k >= 2; k -= 2 {
-		b0 := ld4(pb, bo)
-		b1 := ld4(pb, bo+16)
-		a0 := splat(pa, ao)
-		c00 = c00.Add(a0.Mul(b0))
-		c01 = c01.Add(a0.Mul(b1))
-		a1 := splat(pa, ao+4)
-		c10 = c10.Add(a1.Mul(b0))
-		c11 = c11.Add(a1.Mul(b1))
-		a2 := splat(pa, ao+8)
-		c20 = c20.Add(a2.Mul(b0))
-		c21 = c21.Add(a2.Mul(b1))
-		a3 := splat(pa, ao+12)
-		c30 = c30.Add(a3.Mul(b0))
-		c31 = c31.Add(a3.Mul(b1))
-		b0 = ld4(pb, bo+32)
-		b1 = ld4(pb, bo+48)
-		a0 = splat(pa, ao+16)
-		c00 = c00.Add(a0.Mul(b0))
-		c01 = c01.Add(a0.Mul(b1))
-		a1 = splat(pa, ao+20)
-		c10 = c10.Add(a1.Mul(b0))
-		c11 = c11.Add(a1.Mul(b1))
-		a2 = splat(pa, ao+24)
-		c20 = c20.Add(a2.Mul(b0))
-		c21 = c21.Add(a2.Mul(b1))
-		a3 = splat(pa, ao+28)
-		c30 = c30.Add(a3.Mul(b0))
-		c31 = c31.Add(a3.Mul(b1))
-		ao += 32
-		bo += 64
-	}
-	if k > 0 {
-		b0 := ld4(pb, bo)
-		b1 := ld4(pb, bo+16)
-		a0 := splat(pa, ao)
-		c00 = c00.Add(a0.Mul(b0))
-		c01 = c01.Add(a0.Mul(b1))
-		a1 := splat(pa, ao+4)
-		c10 = c10.Add(a1.Mul(b0))
-		c11 = c11.Add(a1.Mul(b1))
-		a2 := splat(pa, ao+8)
-		c20 = c20.Add(a2.Mul(b0))
-		c21 = c21.Add(a2.Mul(b1))
-		a3 := splat(pa, ao+12)
-		c30 = c30.Add(a3.Mul(b0))
-		c31 = c31.Add(a3.Mul(b1))
-	}
-	l := uintptr(ldc) * 4
-	if acc {
-		c00 = c00.Add(ld4(pc, 0))
-		c01 = c01.Add(ld4(pc, 16))
-		c10 = c10.Add(ld4(pc, l))
-		c11 = c11.Add(ld4(pc, l+16))
-		c20 = c20.Add(ld4(pc, 2*l))
-		c21 = c21.Add(ld4(pc, 2*l+16))
-		c30 = c30.Add(ld4(pc, 3*l))
-		c31 = c31.Add(ld4(pc, 3*l+16))
-	}
-	// epilogueRowScalar's order: the row bias, the residual, then Relu.
-	if bias := e.RowBias; bias != nil {
-		bias = bias[row : row+MR]
-		pbias := unsafe.Pointer(unsafe.SliceData(bias))
-		v := splat(pbias, 0)
-		c00, c01 = c00.Add(v), c01.Add(v)
-		v = splat(pbias, 4)
-		c10, c11 = c10.Add(v), c11.Add(v)
-		v = splat(pbias, 8)
-		c20, c21 = c20.Add(v), c21.Add(v)
-		v = splat(pbias, 12)
-		c30, c31 = c30.Add(v), c31.Add(v)
-	}
-	if res := e.Residual; res != nil {
-		o := row*e.LdR + col
-		_ = res[o+3*e.LdR+NR-1]
-		pr, lr := unsafe.Pointer(&res[o]), uintptr(e.LdR)*4
-		c00, c01 = c00.Add(ld4(pr, 0)), c01.Add(ld4(pr, 16))
-		c10, c11 = c10.Add(ld4(pr, lr)), c11.Add(ld4(pr, lr+16))
-		c20, c21 = c20.Add(ld4(pr, 2*lr)), c21.Add(ld4(pr, 2*lr+16))
-		c30, c31 = c30.Add(ld4(pr, 3*lr)), c31.Add(ld4(pr, 3*lr+16))
-	}
-	if e.Act == ActRelu {
-		var z f32x4
-		c00, c01 = z.IfElse(c00.Less(z), c00), z.IfElse(c01.Less(z), c01)
-		c10, c11 = z.IfElse(c10.Less(z), c10), z.IfElse(c11.Less(z), c11)
-		c20, c21 = z.IfElse(c20.Less(z), c20), z.IfElse(c21.Less(z), c21)
-		c30, c31 = z.IfElse(c30.Less(z), c30), z.IfElse(c31.Less(z), c31)
-	}
-	st4(c00, pc, 0)
-	st4(c01, pc, 16)
-	st4(c10, pc, l)
-	st4(c11, pc, l+16)
-	st4(c20, pc, 2*l)
-	st4(c21, pc, 2*l+16)
-	st4(c30, pc, 3*l)
-	st4(c31, pc, 3*l+16)
-}
-
 // kernelColumn computes the nq full tiles of one column of C: tile q is the
 // A panel a[q·as:] (k×MR packed) times the B panel b (rows ldb floats apart:
 // NR for a packed panel, more for a plain B read in place), stored into C
@@ -289,7 +176,8 @@ func sweep4x8(a unsafe.Pointer, as uintptr, b unsafe.Pointer, ldb uintptr, k int
 const directB = true
 
 // kernel4x8s is kernel4x8 reading B rows ldb floats apart: a plain B
-// read in place (see directB), and with e applying it as kernel4x8e does.
+// read in place (see directB), and with e applying the epilogue as the
+// column sweep (kernelColumn) does.
 // The stride costs its loop a few percent against kernel4x8's constant
 // offsets, which is why packed panels keep their own kernels.
 func kernel4x8s(a, b []float32, k, ldb int, c []float32, ldc int, acc bool, e *Epilogue, row, col int) {

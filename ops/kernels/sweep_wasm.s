@@ -21,7 +21,7 @@
 //	V0…V7 the accumulators (row r in V2r, V2r+1), V8 V9 B, V10 an A
 //	broadcast, V11 zero.
 //
-// Per element the arithmetic is the Go kernels' (kernel4x8e/kernel4x8s) in
+// Per element the arithmetic is the Go kernels' (kernel4x8, kernel4x8s) in
 // their order: the products summed over k (multiply, then add), then C's
 // old value when accumulating, the row bias, the residual, then Relu.
 //
