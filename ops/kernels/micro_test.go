@@ -127,3 +127,29 @@ func TestKernelColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelEdgeColumn: the edge columns of a column of tiles, four tiles'
+// sums side by side in the SIMD build, are kernel4xn's tile by tile, bit for
+// bit (one and two columns, tile counts around multiples of four, A panels
+// further apart than their depth, B rows ldb apart).
+func TestKernelEdgeColumn(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, k := range []int{1, 2, 7, 64} {
+		for _, nq := range []int{1, 3, 4, 5, 9} {
+			for _, n := range []int{1, 2} {
+				const ldb = NR + 3
+				as := MR*k + 4
+				a, b := randSlice(r, (nq-1)*as+MR*k), randSlice(r, (k-1)*ldb+NR)
+				got := make([]float32, nq*MR*NR)
+				kernelEdgeColumn(a, as, b, k, ldb, n, nq, got)
+				for q := 0; q < nq; q++ {
+					want := make([]float32, MR*NR)
+					kernel4xn(a[q*as:], b, k, ldb, n, want)
+					for i := 0; i < MR; i++ {
+						sameF32(t, fmt.Sprint("k", k, "/nq", nq, "/n", n, "/tile", q, "/row", i), got[(q*MR+i)*NR:(q*MR+i)*NR+n], want[i*NR:i*NR+n])
+					}
+				}
+			}
+		}
+	}
+}

@@ -190,7 +190,7 @@ func (o *bOperand) block(p0, kb, j0, nb int, scratch []float32) (data []float32,
 
 // sgemmScratch holds the per-call packing buffers; it comes from a pool so
 // concurrent runs of one session each get their own.
-type sgemmScratch struct{ a, b []float32 }
+type sgemmScratch struct{ a, b, col []float32 }
 
 var sgemmPool = sync.Pool{New: func() any { return new(sgemmScratch) }}
 
@@ -202,6 +202,14 @@ func (s *sgemmScratch) bufs(na, nb int) ([]float32, []float32) {
 		s.b = make([]float32, nb)
 	}
 	return s.a[:na], s.b[:nb]
+}
+
+// column returns n floats of scratch for a column of tiles.
+func (s *sgemmScratch) column(n int) []float32 {
+	if cap(s.col) < n {
+		s.col = make([]float32, n)
+	}
+	return s.col[:n]
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
@@ -312,6 +320,28 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 							kernelColumn(ad[:(nq-1)*as+kb*MR], as, bp, kb, ldb, c[co:co+(nq*MR-1)*ldc+NR], ldc, acc, te, ic, jc+jr, nq)
 							ir = nq * MR
 						}
+					}
+					if nq := (mb - ir) / MR; nn <= 2 && nq > 0 {
+						// One or two columns of every full row panel at once
+						// (kernelEdgeColumn interleaves their sums), into a
+						// column of tiles, then into C.
+						t := s.column(nq * MR * NR)
+						kernelEdgeColumn(ad[(ir/MR)*as:(ir/MR+nq-1)*as+kb*MR], as, bp, kb, ldb, nn, nq, t)
+						co := (ic+ir)*ldc + jc + jr
+						for i := 0; i < nq*MR; i++ {
+							row, ti := c[co+i*ldc:co+i*ldc+nn], t[i*NR:i*NR+nn]
+							if acc {
+								for j := range row {
+									row[j] += ti[j]
+								}
+							} else {
+								copy(row, ti)
+							}
+						}
+						if last && fused {
+							ep.apply(c, ldc, ic+ir, nq*MR, jc+jr, nn)
+						}
+						ir += nq * MR
 					}
 					for ; ir < mb; ir += MR {
 						mm := min(MR, mb-ir)

@@ -162,3 +162,12 @@ func kernelColumn(a []float32, as int, b []float32, k, ldb int, c []float32, ldc
 		}
 	}
 }
+
+// kernelEdgeColumn writes into t (rows NR apart) the first n ≤ 2 columns of
+// nq stacked MR×NR tiles, tile q from the A panel a[q·as:] (see
+// sgemm_simd.go): here kernel4xn per tile.
+func kernelEdgeColumn(a []float32, as int, b []float32, k, ldb, n, nq int, t []float32) {
+	for q := 0; q < nq; q++ {
+		kernel4xn(a[q*as:], b, k, ldb, n, t[q*MR*NR:])
+	}
+}

@@ -599,3 +599,49 @@ func kernel4xn(a, b []float32, k, ldb, n int, t []float32) {
 		t[j], t[NR+j], t[2*NR+j], t[3*NR+j] = c0.GetElem(0), c0.GetElem(1), c0.GetElem(2), c0.GetElem(3)
 	}
 }
+
+// kernelEdgeColumn writes into t (rows NR apart) the first n ≤ 2 columns of
+// nq stacked MR×NR tiles, tile q from the A panel a[q·as:] (k×MR packed),
+// B rows ldb apart: kernel4xn for a column of edge tiles. kernel4xn's sum
+// is one chain of dependent additions per column, so a tile at a time it
+// waits on the adder's latency (ResNet-50's 7×7 and SqueezeNet's 13×13
+// layers end in a one-column panel, over depths up to 2048); here four
+// tiles' chains run side by side. Each chain is kernel4xn's, in its order.
+func kernelEdgeColumn(a []float32, as int, b []float32, k, ldb, n, nq int, t []float32) {
+	if k <= 0 || n <= 0 || nq <= 0 {
+		return
+	}
+	_, _, _ = a[(nq-1)*as+4*k-1], b[(k-1)*ldb+n-1], t[(nq*MR-1)*NR+n-1]
+	pa, pb, pt := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(t))
+	bs, as4 := uintptr(ldb)*4, uintptr(as)*4
+	full := nq &^ 3 // tiles taken four at a time
+	for j := 0; j < n; j++ {
+		for q := 0; q < full; q += 4 {
+			p0 := unsafe.Add(pa, uintptr(q)*as4)
+			p1, p2, p3 := unsafe.Add(p0, as4), unsafe.Add(p0, 2*as4), unsafe.Add(p0, 3*as4)
+			var c0, c1, c2, c3 f32x4
+			var ao uintptr
+			bo := uintptr(j) * 4
+			for p := 0; p < k; p++ {
+				bv := splat(pb, bo)
+				c0 = c0.Add(ld4(p0, ao).Mul(bv))
+				c1 = c1.Add(ld4(p1, ao).Mul(bv))
+				c2 = c2.Add(ld4(p2, ao).Mul(bv))
+				c3 = c3.Add(ld4(p3, ao).Mul(bv))
+				ao += 16
+				bo += bs
+			}
+			o := uintptr(q*MR*NR+j) * 4
+			for r, c := range [4]f32x4{c0, c1, c2, c3} {
+				ro := o + uintptr(r*MR*NR)*4
+				*(*float32)(unsafe.Add(pt, ro)) = c.GetElem(0)
+				*(*float32)(unsafe.Add(pt, ro+NR*4)) = c.GetElem(1)
+				*(*float32)(unsafe.Add(pt, ro+2*NR*4)) = c.GetElem(2)
+				*(*float32)(unsafe.Add(pt, ro+3*NR*4)) = c.GetElem(3)
+			}
+		}
+	}
+	for q := full; q < nq; q++ {
+		kernel4xn(a[q*as:], b, k, ldb, n, t[q*MR*NR:])
+	}
+}
