@@ -204,6 +204,22 @@ func (s *sgemmScratch) bufs(na, nb int) ([]float32, []float32) {
 	return s.a[:na], s.b[:nb]
 }
 
+// storeTiles stores (or, with acc, adds) the first cols columns of rows rows
+// of t (rows NR apart: tiles computed aside, at C's edges) into c (leading
+// dimension ldc).
+func storeTiles(c []float32, ldc int, t []float32, rows, cols int, acc bool) {
+	for i := 0; i < rows; i++ {
+		row, ti := c[i*ldc:i*ldc+cols], t[i*NR:i*NR+cols]
+		if !acc {
+			copy(row, ti)
+			continue
+		}
+		for j := range row {
+			row[j] += ti[j]
+		}
+	}
+}
+
 // column returns n floats of scratch for a column of tiles.
 func (s *sgemmScratch) column(n int) []float32 {
 	if cap(s.col) < n {
@@ -327,17 +343,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						// column of tiles, then into C.
 						t := s.column(nq * MR * NR)
 						kernelEdgeColumn(ad[(ir/MR)*as:(ir/MR+nq-1)*as+kb*MR], as, bp, kb, ldb, nn, nq, t)
-						co := (ic+ir)*ldc + jc + jr
-						for i := 0; i < nq*MR; i++ {
-							row, ti := c[co+i*ldc:co+i*ldc+nn], t[i*NR:i*NR+nn]
-							if acc {
-								for j := range row {
-									row[j] += ti[j]
-								}
-							} else {
-								copy(row, ti)
-							}
-						}
+						storeTiles(c[(ic+ir)*ldc+jc+jr:], ldc, t, nq*MR, nn, acc)
 						if last && fused {
 							ep.apply(c, ldc, ic+ir, nq*MR, jc+jr, nn)
 						}
@@ -354,17 +360,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						} else {
 							kernel4x8s(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}
-						for i := 0; i < mm; i++ {
-							row := c[co+i*ldc : co+i*ldc+nn]
-							t := tile[i*NR : i*NR+nn]
-							if acc {
-								for j := range row {
-									row[j] += t[j]
-								}
-							} else {
-								copy(row, t)
-							}
-						}
+						storeTiles(c[co:], ldc, tile[:], mm, nn, acc)
 						if last && fused {
 							ep.apply(c, ldc, ic+ir, mm, jc+jr, nn)
 						}
