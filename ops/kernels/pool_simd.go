@@ -124,8 +124,9 @@ func divAll(w []float32, d float32) {
 // or first[2j] when that is NaN. Four outputs per trip: the windows at
 // eight consecutive columns, two vectors, of which the even lanes are kept
 // by lane moves. Computing every column's window and then picking every
-// second one (pick, a scalar loop) cost twice as much. It returns how many
-// outputs it did; the rest take the scalar scan.
+// second one (pick, a scalar loop) made SqueezeNet's first MaxPool 0.70 ms
+// instead of 0.60. It returns how many outputs it did; the rest take the
+// scalar scan.
 func maxWindowS2Vec(y, x, first []float32, KW int) int {
 	if KW > 4 {
 		return 0
