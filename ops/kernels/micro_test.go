@@ -153,3 +153,29 @@ func TestKernelEdgeColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelRow: a row of tiles swept across B panels (sweep_wasm.s in the
+// SIMD build) is kernel4x8s tile by tile, bit for bit, for packed and
+// strided panels.
+func TestKernelRow(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for _, k := range []int{1, 2, 9, 40} {
+		for _, np := range []int{1, 3} {
+			for _, ldb := range []int{NR, 3*NR + 5} {
+				bs := NR // panels side by side in a plain B
+				if ldb == NR {
+					bs = k * NR // packed panels one after another
+				}
+				a, b := randSlice(r, MR*k), randSlice(r, (np-1)*bs+(k-1)*ldb+NR)
+				ldt := np*NR + 3
+				got := randSlice(r, (MR-1)*ldt+np*NR)
+				want := slices.Clone(got)
+				kernelRow(a, b, k, ldb, bs, np, got, ldt)
+				for q := 0; q < np; q++ {
+					kernel4x8s(a, b[q*bs:], k, ldb, want[q*NR:], ldt, false, nil, 0, 0)
+				}
+				sameF32(t, fmt.Sprint("k", k, "/np", np, "/ldb", ldb), got, want)
+			}
+		}
+	}
+}

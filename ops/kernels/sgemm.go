@@ -205,11 +205,11 @@ func (s *sgemmScratch) bufs(na, nb int) ([]float32, []float32) {
 }
 
 // storeTiles stores (or, with acc, adds) the first cols columns of rows rows
-// of t (rows NR apart: tiles computed aside, at C's edges) into c (leading
+// of t (rows ldt apart: tiles computed aside, at C's edges) into c (leading
 // dimension ldc).
-func storeTiles(c []float32, ldc int, t []float32, rows, cols int, acc bool) {
+func storeTiles(c []float32, ldc int, t []float32, ldt, rows, cols int, acc bool) {
 	for i := 0; i < rows; i++ {
-		row, ti := c[i*ldc:i*ldc+cols], t[i*NR:i*NR+cols]
+		row, ti := c[i*ldc:i*ldc+cols], t[i*ldt:i*ldt+cols]
 		if !acc {
 			copy(row, ti)
 			continue
@@ -312,6 +312,9 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 			for ic := 0; ic < m; ic += sgemmMC {
 				mb := min(sgemmMC, m-ic)
 				ad, as := A.block(ic, mb, pc, kb, sa)
+				// The last two or three rows of the block, across its full
+				// column panels, are swept as one row of tiles after them.
+				rowEdge := mb%MR >= 2 && nb >= NR
 				for jr := 0; jr < nb; jr += NR {
 					nn := min(NR, nb-jr)
 					var bp []float32
@@ -336,6 +339,9 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 							kernelColumn(ad[:(nq-1)*as+kb*MR], as, bp, kb, ldb, c[co:co+(nq*MR-1)*ldc+NR], ldc, acc, te, ic, jc+jr, nq)
 							ir = nq * MR
 						}
+						if rowEdge {
+							continue
+						}
 					}
 					if nq := (mb - ir) / MR; nn <= 2 && nq > 0 {
 						// One or two columns of every full row panel at once
@@ -343,7 +349,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						// column of tiles, then into C.
 						t := s.column(nq * MR * NR)
 						kernelEdgeColumn(ad[(ir/MR)*as:(ir/MR+nq-1)*as+kb*MR], as, bp, kb, ldb, nn, nq, t)
-						storeTiles(c[(ic+ir)*ldc+jc+jr:], ldc, t, nq*MR, nn, acc)
+						storeTiles(c[(ic+ir)*ldc+jc+jr:], ldc, t, NR, nq*MR, nn, acc)
 						if last && fused {
 							ep.apply(c, ldc, ic+ir, nq*MR, jc+jr, nn)
 						}
@@ -360,10 +366,27 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 						} else {
 							kernel4x8s(ap, bp, kb, ldb, tile[:], NR, false, nil, 0, 0)
 						}
-						storeTiles(c[co:], ldc, tile[:], mm, nn, acc)
+						storeTiles(c[co:], ldc, tile[:], NR, mm, nn, acc)
 						if last && fused {
 							ep.apply(c, ldc, ic+ir, mm, jc+jr, nn)
 						}
+					}
+				}
+				if rowEdge {
+					ir, np := mb/MR*MR, nb/NR
+					var bp []float32
+					ldb, bstride := NR, NR
+					if direct {
+						o := pc*B.ldb + jc
+						bp, ldb = B.b[o:o+(kb-1)*B.ldb+np*NR], B.ldb
+					} else {
+						bp, bstride = bd, bs
+					}
+					t := s.column(MR * np * NR)
+					kernelRow(ad[(ir/MR)*as:(ir/MR)*as+kb*MR], bp, kb, ldb, bstride, np, t, np*NR)
+					storeTiles(c[(ic+ir)*ldc+jc:], ldc, t, np*NR, mb-ir, np*NR, acc)
+					if last && fused {
+						ep.apply(c, ldc, ic+ir, mb-ir, jc, np*NR)
 					}
 				}
 				if last && ep != nil && !fused {

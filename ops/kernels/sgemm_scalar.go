@@ -171,3 +171,12 @@ func kernelEdgeColumn(a []float32, as int, b []float32, k, ldb, n, nq int, t []f
 		kernel4xn(a[q*as:], b, k, ldb, n, t[q*MR*NR:])
 	}
 }
+
+// kernelRow stores into t (rows ldt floats apart) the np tiles of one row
+// panel of A times the B panels b[q·bs:] (rows ldb apart; see
+// sgemm_simd.go): here kernel4x8s per tile.
+func kernelRow(a, b []float32, k, ldb, bs, np int, t []float32, ldt int) {
+	for q := 0; q < np; q++ {
+		kernel4x8s(a, b[q*bs:], k, ldb, t[q*NR:], ldt, false, nil, 0, 0)
+	}
+}

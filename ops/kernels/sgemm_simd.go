@@ -149,7 +149,20 @@ func kernelColumn(a []float32, as int, b []float32, k, ldb int, c []float32, ldc
 		}
 	}
 	sweep4x8(unsafe.Pointer(&a[0]), uintptr(as)*4, unsafe.Pointer(&b[0]), uintptr(ldb)*4, k,
-		unsafe.Pointer(&c[0]), uintptr(ldc)*4, nq, flags, bias, res, uintptr(ldr)*4)
+		unsafe.Pointer(&c[0]), uintptr(ldc)*4, nq, flags, bias, res, uintptr(ldr)*4, 0, uintptr(MR*ldc)*4)
+}
+
+// kernelRow stores into t (rows ldt floats apart) the np tiles of one row
+// panel of A (k×MR packed) times the B panels b[q·bs:] (rows ldb apart):
+// the sweep across a row of tiles, for the last rows of a block (fewer
+// than MR, with the panel's padding rows zero), which C cannot hold whole.
+func kernelRow(a, b []float32, k, ldb, bs, np int, t []float32, ldt int) {
+	if k <= 0 || np <= 0 {
+		return
+	}
+	_, _, _ = a[MR*k-1], b[(np-1)*bs+(k-1)*ldb+NR-1], t[(MR-1)*ldt+np*NR-1]
+	sweep4x8(unsafe.Pointer(&a[0]), 0, unsafe.Pointer(&b[0]), uintptr(ldb)*4, k,
+		unsafe.Pointer(&t[0]), uintptr(ldt)*4, np, 0, nil, nil, 0, uintptr(bs)*4, NR*4)
 }
 
 // sweep4x8's flags: what it does to each tile after the products.
@@ -160,10 +173,13 @@ const (
 	sweepRelu                 // then Relu
 )
 
-// sweep4x8 is kernelColumn's loop, in sweep_wasm.s; strides in bytes.
+// sweep4x8 is the loop of kernelColumn and kernelRow, in sweep_wasm.s:
+// nq tiles, tile q from A's panel at a+q·as, B's at b+q·bs, into C at
+// c+q·cs (with the row bias and residual four rows on per tile); strides
+// in bytes.
 //
 //go:noescape
-func sweep4x8(a unsafe.Pointer, as uintptr, b unsafe.Pointer, ldb uintptr, k int, c unsafe.Pointer, ldc uintptr, nq int, flags int, bias, res unsafe.Pointer, ldr uintptr)
+func sweep4x8(a unsafe.Pointer, as uintptr, b unsafe.Pointer, ldb uintptr, k int, c unsafe.Pointer, ldc uintptr, nq int, flags int, bias, res unsafe.Pointer, ldr, bs, cs uintptr)
 
 // directB lets the GEMM read the full panels of a plain (untransposed, not
 // pre-packed) B in place, ldb apart, packing only a partial last panel:

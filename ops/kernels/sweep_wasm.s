@@ -17,7 +17,8 @@
 //	R4  ldc in bytes                    R12 residual: the tile's first row
 //	R5  ldb in bytes                    R13 ldr in bytes
 //	R6  A: the tile's panel             R14 B: the panel's first row
-//	R7  as (A panel stride) in bytes    R15 a row address of C or residual
+//	R7  as (A panel stride) in bytes    R15 a row address of C or residual;
+//	                                        bs, cs (read per tile)
 //	V0…V7 the accumulators (row r in V2r, V2r+1), V8 V9 B, V10 an A
 //	broadcast, V11 zero.
 //
@@ -64,8 +65,8 @@
 // NEXT moves R15 on by the stride in reg.
 #define NEXT(reg) Get R15; Get reg; I64Add; Set R15
 
-// func sweep4x8(a unsafe.Pointer, as uintptr, b unsafe.Pointer, ldb uintptr, k int, c unsafe.Pointer, ldc uintptr, nq int, flags int, bias, res unsafe.Pointer, ldr uintptr)
-TEXT ·sweep4x8(SB), NOSPLIT, $0-96
+// func sweep4x8(a unsafe.Pointer, as uintptr, b unsafe.Pointer, ldb uintptr, k int, c unsafe.Pointer, ldc uintptr, nq int, flags int, bias, res unsafe.Pointer, ldr, bs, cs uintptr)
+TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 	MOVD a+0(FP), R6
 	MOVD as+8(FP), R7
 	MOVD b+16(FP), R14
@@ -199,13 +200,20 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-96
 		NEXT(R4)
 		STOREROW(V6, V7)
 
-		// The next tile: A's next panel, C, bias and residual four rows on.
+		// The next tile: A's and B's next panels (either stride may be 0),
+		// C's next tile, bias and residual four rows on.
 		Get R6
 		Get R7
 		I64Add
 		Set R6
+		MOVD bs+96(FP), R15
+		Get R14
 		Get R15
-		Get R4
+		I64Add
+		Set R14
+		MOVD cs+104(FP), R15
+		Get R3
+		Get R15
 		I64Add
 		Set R3
 		Get R11

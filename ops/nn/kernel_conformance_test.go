@@ -326,6 +326,10 @@ var convCases = []convCase{
 	{name: "pointwise", n: 3, c: 6, m: 9, group: 1, in: []int{5, 7}, kernel: []int{1, 1}, bias: true, fuse: true},
 	{name: "pointwise-stride2", n: 1, c: 5, m: 7, group: 1, in: []int{9, 9}, kernel: []int{1, 1}, strides: []int{2, 2}},
 	{name: "pointwise-many-rows", n: 1, c: 3, m: 133, group: 1, in: []int{3, 5}, kernel: []int{1, 1}, bias: true}, // > 128 rows
+	// The last two or three rows of a block swept across its column panels
+	// (a plain B read in place, and im2col panels), epilogues fused.
+	{name: "pointwise-row-edge", n: 2, c: 20, m: 38, group: 2, in: []int{5, 11}, kernel: []int{1, 1}, bias: true, fuse: true},
+	{name: "3x3-row-edge-deep", n: 1, c: 70, m: 135, group: 1, in: []int{6, 13}, kernel: []int{3, 3}, strides: []int{2, 1}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true, convOnly: true}, // K=630: three k blocks; 135 = 128 + 7 rows
 	{name: "depthwise", n: 2, c: 6, m: 6, group: 6, in: []int{11, 14}, kernel: []int{3, 3}, pads: []int{1, 1, 1, 1}, bias: true, fuse: true},
 	{name: "depthwise-s2-5x5", n: 1, c: 4, m: 4, group: 4, in: []int{12, 13}, kernel: []int{5, 5}, strides: []int{2, 2}, pads: []int{2, 1, 2, 2}},
 	{name: "depthwise-x2-dil", n: 1, c: 3, m: 6, group: 3, in: []int{10, 23}, kernel: []int{3, 3}, dil: []int{2, 3}, pads: []int{0, 3, 1, 2}, bias: true},
