@@ -2,8 +2,9 @@
 
 #include "textflag.h"
 
-// The GEMM's column sweep (see sweep4x8 in sgemm_simd.go) in WebAssembly
-// SIMD128, written out because Go's compiler spills it: with the loop over
+// The GEMM's sweeps of 4×8 tiles, down a column (kernelColumn) or across a
+// row (kernelRow; see sweep4x8 in sgemm_simd.go), in WebAssembly SIMD128,
+// written out because Go's compiler spills them: with the loop over
 // tiles around the depth loop, its register allocator reloads half a dozen
 // integers and a vector from the stack on every k step (the tile loop cost
 // more than the calls it saves). Here every value lives in a wasm local
