@@ -265,6 +265,19 @@ func winoRows(rows [4][]float32, t0, t1, t2, t3 []float32, c0 int) {
 	}
 }
 
+// winoOutputRows applies Aᵀ m A to a block of nth tile rows of every output
+// channel (mo holds the 16 GEMM outputs, m × tb each), writing output rows
+// oh0 … of y (m × OH × OW), row by row with winoOutputRow.
+func winoOutputRows(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW int) {
+	os := OH * OW
+	for mi := 0; mi < m; mi++ {
+		yp := y[mi*os : (mi+1)*os]
+		for r := 0; r < nth; r++ {
+			winoOutputRow(mo, m*tb, mi*tb+r*tilesW, tilesW, yp, oh0+2*r, OH, OW)
+		}
+	}
+}
+
 // winoOutputRow applies Aᵀ m A to the tiles [t0, t0+tilesW) of output
 // channel row mi (mo holds the 16 GEMM outputs, stride per ξ), writing the
 // 2×2 blocks of output rows oh, oh+1 (clipped to OH × OW).

@@ -32,16 +32,9 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo [
 }
 
 // winoOutput applies Aᵀ m A to a block of nth tile rows of every output
-// channel (mo holds the 16 GEMM outputs, m × tb each), writing output rows
-// oh0 … of y (m × OH × OW), row by row. It leaves ep (which the SIMD build
-// may fuse) to the caller, and says so.
+// channel (winoOutputRows). It leaves ep (which the SIMD build may fuse) to
+// the caller, and says so.
 func winoOutput(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW int, ep *Epilogue) bool {
-	os := OH * OW
-	for mi := 0; mi < m; mi++ {
-		yp := y[mi*os : (mi+1)*os]
-		for r := 0; r < nth; r++ {
-			winoOutputRow(mo, m*tb, mi*tb+r*tilesW, tilesW, yp, oh0+2*r, OH, OW)
-		}
-	}
+	winoOutputRows(mo, m, tb, tilesW, nth, y, oh0, OH, OW)
 	return false
 }

@@ -86,11 +86,7 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo [
 func winoOutput(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW int, ep *Epilogue) bool {
 	os := OH * OW
 	if tilesW < 4 || OW < 8 {
-		for mi := 0; mi < m; mi++ {
-			for r := 0; r < nth; r++ {
-				winoOutputRow(mo, m*tb, mi*tb+r*tilesW, tilesW, y[mi*os:(mi+1)*os], oh0+2*r, OH, OW)
-			}
-		}
+		winoOutputRows(mo, m, tb, tilesW, nth, y, oh0, OH, OW)
 		return false
 	}
 	_, _ = mo[16*m*tb-1], y[m*os-1]
