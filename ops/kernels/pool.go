@@ -70,69 +70,153 @@ func MaxPool2D(x, y []float32, planes int, g *ConvGeom) {
 	col, win := sc.poolRows(W)
 	spans := sc.borderSpans(OW, lo, hi, W, KW, sw, dw, pw, 0)
 	defer func() { sc.poolSpans = spans[:0] }()
+	mp := maxPlane{g: g, col: col, win: win, spans: spans, lo: lo, hi: hi, rlo: rlo, rhi: rhi}
+	// The 3×3 stride-2 window (most CNNs' MaxPool) has a kernel of its own
+	// for the rows and columns inside the plane.
+	fast := vecPool3x3s2 && KH == 3 && KW == 3 && sw == 2 && dh == 1 && dw == 1 && hi-lo >= 4 && rlo < rhi
 	is, os := H*W, OH*OW
 	for pl := 0; pl < planes; pl++ {
 		x, y := x[pl*is:(pl+1)*is], y[pl*os:(pl+1)*os]
-		for oh := 0; oh < OH; oh++ {
-			khLo, khHi := 0, KH
-			if oh < rlo || oh >= rhi {
-				khLo, khHi, _ = poolTaps(oh, H, sh, dh, KH, ph, 0)
-			}
-			yrow := y[oh*OW : (oh+1)*OW]
-			if khLo >= khHi {
-				for i := range yrow {
-					yrow[i] = float32(math.Inf(-1))
+		for oh := 0; oh < OH; {
+			if fast && oh >= rlo && oh < rhi {
+				done := mp.interior3x3s2(x, y, oh)
+				oh += done
+				if oh == rhi || done > 0 {
+					continue
 				}
-				continue
+				// A NaN in the row's first kernel row: the exact scan below.
 			}
-			// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
-			// valid kh, NaNs skipped (NaN only if all are).
-			ih0 := oh*sh - ph
-			r0 := (ih0 + khLo*dh) * W
-			first := x[r0 : r0+W]
-			maxRows(col, x, r0, dh*W, khHi-khLo)
-			// Across the kernel columns, then a NaN first tap wins.
-			switch {
-			case lo >= hi:
-			case sw == 1:
-				maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
-			case vecWindow && sw == 2 && dw == 1 && KW <= 4:
-				// Four outputs per vector trip, the rest scalar.
-				iw0 := lo*sw - pw
-				j := lo + maxWindowS2Vec(yrow[lo:hi], col[iw0:], first[iw0:], KW)
-				maxWindowStrided(yrow[j:hi], col[j*sw-pw:], first[j*sw-pw:], KW, sw, dw)
-			case vecWindow && sw <= maxVecStride:
-				// The window at every column from the first interior one to the
-				// last, vectorised, then every sw-th: cheaper than a scalar scan
-				// per output while the stride is small.
-				iw0 := lo*sw - pw
-				w := win[:(hi-1-lo)*sw+1]
-				maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
-				pick(yrow[lo:hi], w, sw)
-			default:
-				maxWindowStrided(yrow[lo:hi], col[lo*sw-pw:], first[lo*sw-pw:], KW, sw, dw)
+			mp.row(x, y, oh)
+			oh++
+		}
+	}
+}
+
+// maxPlane is MaxPool2D's per-call state: the geometry, the scratch rows
+// and the interior (columns [lo, hi), rows [rlo, rhi)) and border columns.
+type maxPlane struct {
+	g                *ConvGeom
+	col, win         []float32
+	spans            []poolSpan
+	lo, hi, rlo, rhi int
+}
+
+// row computes output row oh of one plane.
+func (mp *maxPlane) row(x, y []float32, oh int) {
+	g := mp.g
+	H, W := g.In[0], g.In[1]
+	OW := g.Out[1]
+	KH, KW := g.Kernel[0], g.Kernel[1]
+	sh, sw := g.Strides[0], g.Strides[1]
+	dh, dw := g.Dilations[0], g.Dilations[1]
+	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
+	lo, hi, col, win := mp.lo, mp.hi, mp.col, mp.win
+	khLo, khHi := 0, KH
+	if oh < mp.rlo || oh >= mp.rhi {
+		khLo, khHi, _ = poolTaps(oh, H, sh, dh, KH, ph, 0)
+	}
+	yrow := y[oh*OW : (oh+1)*OW]
+	if khLo >= khHi {
+		for i := range yrow {
+			yrow[i] = float32(math.Inf(-1))
+		}
+		return
+	}
+	// Down the kernel rows: col[iw] = the largest of x[ih][iw] over the
+	// valid kh, NaNs skipped (NaN only if all are).
+	ih0 := oh*sh - ph
+	r0 := (ih0 + khLo*dh) * W
+	first := x[r0 : r0+W]
+	maxRows(col, x, r0, dh*W, khHi-khLo)
+	// Across the kernel columns, then a NaN first tap wins.
+	switch {
+	case lo >= hi:
+	case sw == 1:
+		maxWindowS1(yrow[lo:hi], col[lo-pw:], first[lo-pw:], KW, dw)
+	case vecWindow && sw == 2 && dw == 1 && KW <= 4:
+		// Four outputs per vector trip, the rest scalar.
+		iw0 := lo*sw - pw
+		j := lo + maxWindowS2Vec(yrow[lo:hi], col[iw0:], first[iw0:], KW)
+		maxWindowStrided(yrow[j:hi], col[j*sw-pw:], first[j*sw-pw:], KW, sw, dw)
+	case vecWindow && sw <= maxVecStride:
+		// The window at every column from the first interior one to the
+		// last, vectorised, then every sw-th: cheaper than a scalar scan
+		// per output while the stride is small.
+		iw0 := lo*sw - pw
+		w := win[:(hi-1-lo)*sw+1]
+		maxWindowS1(w, col[iw0:], first[iw0:], KW, dw)
+		pick(yrow[lo:hi], w, sw)
+	default:
+		maxWindowStrided(yrow[lo:hi], col[lo*sw-pw:], first[lo*sw-pw:], KW, sw, dw)
+	}
+	// The border columns: their valid taps [c.lo, c.hi), the first
+	// of them winning when NaN.
+	for _, c := range mp.spans {
+		best := float32(math.Inf(-1))
+		if c.lo < c.hi {
+			iw0 := c.ow*sw - pw
+			best = col[iw0+c.lo*dw]
+			if f := first[iw0+c.lo*dw]; f != f {
+				best = f
+			} else {
+				for kw := c.lo + 1; kw < c.hi; kw++ {
+					if v := col[iw0+kw*dw]; v > best {
+						best = v
+					}
+				}
 			}
-			// The border columns: their valid taps [c.lo, c.hi), the first
-			// of them winning when NaN.
-			for _, c := range spans {
-				best := float32(math.Inf(-1))
-				if c.lo < c.hi {
-					iw0 := c.ow*sw - pw
-					best = col[iw0+c.lo*dw]
-					if f := first[iw0+c.lo*dw]; f != f {
-						best = f
-					} else {
-						for kw := c.lo + 1; kw < c.hi; kw++ {
-							if v := col[iw0+kw*dw]; v > best {
-								best = v
-							}
+		}
+		yrow[c.ow] = best
+	}
+}
+
+// interior3x3s2 computes the output rows from oh (inside [rlo, rhi)) of one
+// plane of a 3×3, stride-2, unit-dilation MaxPool with maxPool3x3s2, the
+// interior columns by the kernel and the border ones by a scan of their
+// valid taps row by row (the generic loop's order). It stops before a
+// row whose first kernel row holds a NaN and returns the rows it did.
+func (mp *maxPlane) interior3x3s2(x, y []float32, oh int) int {
+	g := mp.g
+	W, OW := g.In[1], g.Out[1]
+	sh, ph, pw := g.Strides[0], g.PadsBegin[0], g.PadsBegin[1]
+	rows, n := mp.rhi-oh, mp.hi-mp.lo
+	ih0, iw0 := oh*sh-ph, mp.lo*2-pw
+	// The kernel reads input rows ih0 … ih0+(rows-1)·sh+2, columns
+	// [iw0, iw0+2n+1), and writes y's rows from oh, columns [lo, hi), and
+	// col[:2n+1] (reading up to col[2n+1], inside the scratch's 2W).
+	_ = x[(ih0+(rows-1)*sh+2)*W+iw0+2*n]
+	_ = y[(oh+rows-1)*OW+mp.hi-1]
+	_ = mp.col[:cap(mp.col)][2*n+1]
+	done := maxPool3x3s2(unsafe.Pointer(&x[ih0*W+iw0]), uintptr(W)*4, uintptr(sh*W)*4,
+		unsafe.Pointer(&y[oh*OW+mp.lo]), uintptr(OW)*4, rows, n,
+		unsafe.Pointer(unsafe.SliceData(mp.col)), unsafe.Pointer(&evenLanes))
+	for _, c := range mp.spans {
+		for r := oh; r < oh+done; r++ {
+			best := float32(math.Inf(-1))
+			if c.lo < c.hi {
+				ih, iw := r*sh-ph, c.ow*2-pw
+				best = x[ih*W+iw+c.lo]
+				for kh := range 3 {
+					row := x[(ih+kh)*W+iw:]
+					for kw := c.lo; kw < c.hi; kw++ {
+						if v := row[kw]; v > best {
+							best = v
 						}
 					}
 				}
-				yrow[c.ow] = best
 			}
+			y[r*OW+c.ow] = best
 		}
 	}
+	return done
+}
+
+// evenLanes are the i8x16.swizzle indices with which maxPool3x3s2 gathers
+// lanes 0 and 2 of one vector into lanes 0 and 1 of the result, and of
+// another into lanes 2 and 3 (an index of 0x80 gives a zero byte).
+var evenLanes = [32]byte{
+	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
 }
 
 // maxWindowStrided sets y[i] to the scan of x[i·sw + kw·dw] over kw < KW

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // vecWindow reports that maxWindowS1 is vectorised (see pool_simd.go): not
 // in this build, where a strided MaxPool scans each output's window.
 const vecWindow = false
@@ -14,3 +16,10 @@ func divAll(w []float32, d float32)                  { divAllScalar(w, d) }
 
 // maxWindowS2Vec is the vectorised stride-2 window scan: none here.
 func maxWindowS2Vec(y, x, first []float32, KW int) int { return 0 }
+
+// vecPool3x3s2 reports that maxPool3x3s2 exists: not in this build.
+const vecPool3x3s2 = false
+
+func maxPool3x3s2(x unsafe.Pointer, ldx, sx uintptr, y unsafe.Pointer, ldy uintptr, rows, n int, col, lanes unsafe.Pointer) int {
+	panic("kernels: maxPool3x3s2 is in the SIMD build only")
+}

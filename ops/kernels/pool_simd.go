@@ -15,6 +15,20 @@ const vecWindow = true
 // costs sw/4 vector scans against one scalar scan.
 const maxVecStride = 4
 
+// vecPool3x3s2 reports that maxPool3x3s2 exists.
+const vecPool3x3s2 = true
+
+// maxPool3x3s2 computes rows output rows of n outputs each, in WebAssembly
+// (pool_wasm.s), of a 3×3, stride-2, unit-dilation MaxPool whose windows
+// all lie inside the input: output row r, column j is the maximum of the
+// nine taps x + r·sx + kh·ldx + (2j+kw)·4 (strides in bytes), written at
+// y + r·ldy + 4j. col is scratch of 2n+2 floats, lanes evenLanes. It stops
+// before a row whose first kernel row holds a NaN (there the column-first
+// scan would drop the taps below it) and returns the rows it did.
+//
+//go:noescape
+func maxPool3x3s2(x unsafe.Pointer, ldx, sx uintptr, y unsafe.Pointer, ldy uintptr, rows, n int, col, lanes unsafe.Pointer) int
+
 // maxRows sets dst[i] to the running maximum, NaNs skipped as in maxRowsScalar,
 // of the nrows rows x[off + j·step + i]: the column maxima of a MaxPool
 // window in one pass over its rows, instead of a copy and one
