@@ -30,6 +30,9 @@ func BenchmarkConv(b *testing.B) {
 		{512, 512, 7, 7, 3, 1, 1},
 		{256, 512, 56, 56, 1, 2, 1},
 		{128, 128, 56, 56, 3, 1, 128},
+		// SqueezeNet 1.1's conv10 and a fire module's expand1x1.
+		{512, 1000, 13, 13, 1, 1, 1},
+		{16, 64, 55, 55, 1, 1, 1},
 	} {
 		for _, packed := range []bool{false, true} {
 			b.Run(fmt.Sprintf("c%d-m%d-%dx%d-k%d-s%d-g%d-packed=%v", cb.c, cb.m, cb.h, cb.w, cb.k, cb.s, cb.group, packed), func(b *testing.B) {

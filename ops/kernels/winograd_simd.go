@@ -68,126 +68,96 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo [
 
 // winoOutput applies Aᵀ m A to a block of nth tile rows of every output
 // channel (mo holds the 16 GEMM outputs, m × tb each), writing output rows
-// oh0 … of y (m × OH × OW). Four tiles at a time: the products of four
-// tiles are four vectors per ξ, and each output row's even and odd columns
-// come out as two vectors, interleaved by lane moves into the row's eight
-// columns. The last four tiles of a row overlap the ones before when the
-// row's tiles are not a multiple of four, and store lane by lane past the
-// row's end (odd widths, where the last tile has one column). Per
-// element the arithmetic is the scalar build's (winoOutputRow), in its
-// order. One call per block, loads through one pointer at the 16 ξ
-// offsets: a call per output row that sliced the 16 matrices, and a scalar
-// loop for the last tiles, cost as much as the arithmetic.
-//
-// A fusable epilogue (a row bias, a residual laid out as y, Relu) is
-// applied to each pair of vectors before it is stored, as epilogueRow
-// would after; winoOutput reports whether it did (otherwise the caller
-// applies ep).
+// oh0 … of y (m × OH × OW): one winoOutRows call per tile row, with a
+// fusable epilogue (a row bias, a residual laid out as y, Relu) applied
+// before the stores, as epilogueRow would after; winoOutput reports
+// whether it did (otherwise the caller applies ep). Rows of fewer than
+// four tiles or eight columns take winoOutputRows.
 func winoOutput(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW int, ep *Epilogue) bool {
 	os := OH * OW
 	if tilesW < 4 || OW < 8 {
 		winoOutputRows(mo, m, tb, tilesW, nth, y, oh0, OH, OW)
 		return false
 	}
+	// The last tile row of the block reads mo up to its end; an odd width's
+	// last block reads the residual and writes y only inside their rows.
 	_, _ = mo[16*m*tb-1], y[m*os-1]
-	var bias, res []float32
-	fused := ep.fusable()
+	fused := ep.fusable() && (ep.Residual == nil || ep.LdR == os)
+	flags := 0
+	var bias, res unsafe.Pointer
 	if fused {
-		if bias = ep.RowBias; bias != nil {
-			_ = bias[m-1]
+		if ep.RowBias != nil {
+			_ = ep.RowBias[m-1]
+			flags |= winoBias
+			bias = unsafe.Pointer(unsafe.SliceData(ep.RowBias))
 		}
-		if res = ep.Residual; res != nil {
-			if ep.LdR != os {
-				fused = false
-			} else {
-				_ = res[m*os-1]
-			}
+		if ep.Residual != nil {
+			_ = ep.Residual[m*os-1]
+			flags |= winoResidual
+			res = unsafe.Pointer(unsafe.SliceData(ep.Residual))
+		}
+		if ep.Act == ActRelu {
+			flags |= winoRelu
 		}
 	}
-	relu := fused && ep.Act == ActRelu
+	if 2*tilesW > OW {
+		flags |= winoOddWidth
+	}
+	s := uintptr(m*tb) * 4
+	pr := winoParams{s, 4 * s, 8 * s, 12 * s, uintptr(tb) * 4, uintptr(os) * 4, uintptr(OW) * 4, uintptr(tilesW-4) * 4}
 	pm, py := unsafe.Pointer(unsafe.SliceData(mo)), unsafe.Pointer(unsafe.SliceData(y))
-	pr := unsafe.Pointer(unsafe.SliceData(res))
-	var off [16]uintptr // ξ's matrix, in bytes from the first
-	for xi := range off {
-		off[xi] = uintptr(xi*m*tb) * 4
-	}
-	var z f32x4
-	for mi := 0; mi < m; mi++ {
-		var vb f32x4
-		if fused && bias != nil {
-			vb = archsimd.BroadcastFloat32x4(bias[mi])
+	for r := 0; r < nth; r++ {
+		oh := oh0 + 2*r
+		if oh >= OH {
+			break
 		}
-		for r := 0; r < nth; r++ {
-			oh := oh0 + 2*r
-			if oh >= OH {
-				break
-			}
-			p := unsafe.Add(pm, uintptr(mi*tb+r*tilesW)*4)
-			yo := uintptr(mi*os+oh*OW) * 4 // output row oh, in bytes
-			two := oh+1 < OH
-			for tw := 0; tw < tilesW; tw += 4 {
-				tw = min(tw, tilesW-4)
-				o := uintptr(tw) * 4
-				var s0, s1 [4]f32x4
-				for col := 0; col < 4; col++ {
-					a0, a1 := ld4(p, off[col]+o), ld4(p, off[4+col]+o)
-					a2, a3 := ld4(p, off[8+col]+o), ld4(p, off[12+col]+o)
-					s0[col] = a0.Add(a1).Add(a2)
-					s1[col] = a1.Sub(a2).Sub(a3)
-				}
-				rows := 1
-				if two {
-					rows = 2
-				}
-				e0, o0 := s0[0].Add(s0[1]).Add(s0[2]), s0[1].Sub(s0[2]).Sub(s0[3])
-				e1, o1 := s1[0].Add(s1[1]).Add(s1[2]), s1[1].Sub(s1[2]).Sub(s1[3])
-				for k := 0; k < rows; k++ {
-					e, od := e0, o0
-					if k == 1 {
-						e, od = e1, o1
-					}
-					d0 := e.SetElem(1, od.GetElem(0)).SetElem(2, e.GetElem(1)).SetElem(3, od.GetElem(1))
-					d1 := od.SetElem(0, e.GetElem(2)).SetElem(1, od.GetElem(2)).SetElem(2, e.GetElem(3))
-					at := yo + uintptr(k*OW+2*tw)*4 // the eight columns' place in y
-					if fused {
-						if bias != nil {
-							d0, d1 = d0.Add(vb), d1.Add(vb)
-						}
-						if res != nil {
-							if 2*tw+8 <= OW {
-								d0, d1 = d0.Add(ld4(pr, at)), d1.Add(ld4(pr, at+16))
-							} else {
-								rr := unsafe.Slice((*float32)(unsafe.Add(pr, at)), OW-2*tw)
-								var t [8]float32
-								copy(t[:], rr)
-								d0, d1 = d0.Add(ld4(unsafe.Pointer(&t), 0)), d1.Add(ld4(unsafe.Pointer(&t), 16))
-							}
-						}
-						if relu {
-							d0, d1 = z.IfElse(d0.Less(z), d0), z.IfElse(d1.Less(z), d1)
-						}
-					}
-					if 2*tw+8 <= OW {
-						st4(d0, py, at)
-						st4(d1, py, at+16)
-					} else {
-						// The row ends inside d1 (odd widths; OW ≥ 8 puts d0 inside).
-						st4(d0, py, at)
-						yt := unsafe.Slice((*float32)(unsafe.Add(py, at+16)), OW-2*tw-4)
-						switch len(yt) {
-						case 3:
-							yt[2] = d1.GetElem(2)
-							fallthrough
-						case 2:
-							yt[1] = d1.GetElem(1)
-							fallthrough
-						case 1:
-							yt[0] = d1.GetElem(0)
-						}
-					}
-				}
-			}
+		f := flags
+		if oh+1 < OH {
+			f |= winoTwoRows
 		}
+		at := uintptr(oh*OW) * 4
+		var rr unsafe.Pointer
+		if res != nil {
+			rr = unsafe.Add(res, at)
+		}
+		winoOutRows(unsafe.Add(pm, uintptr(r*tilesW)*4), unsafe.Add(py, at), rr, bias, m, f, unsafe.Pointer(&pr), unsafe.Pointer(&winoLanes))
 	}
 	return fused
 }
+
+// winoParams are winoOutRows' strides in bytes: between the ξ matrices
+// (S, and 4S, 8S, 12S for the rows of the 4×4), between channels' GEMM
+// outputs and output planes, between output rows, and the last block's
+// first tile × 4.
+type winoParams struct {
+	s, s4, s8, s12, ps, ys, row, last uintptr
+}
+
+// winoOutRows' flags.
+const (
+	winoBias     = 1 << iota // add the channel's bias
+	winoResidual             // add the residual, laid out as y
+	winoRelu                 // then Relu
+	winoOddWidth             // the row's last tile has one column
+	winoTwoRows              // the tile row has two output rows
+)
+
+// winoLanes are winoOutRows' i8x16.swizzle indices (0x80: a zero byte):
+// even columns e and odd columns o into [e0 o0 e1 o1] and [e2 o2 e3 o3],
+// then for an odd width's last block, [a3 b0 b1 b2] from vectors a, b.
+var winoLanes = [96]byte{
+	0, 1, 2, 3, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7,
+	8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 12, 13, 14, 15,
+	12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+}
+
+// winoOutRows is the output transform of one tile row of m channels, in
+// WebAssembly (winograd_wasm.s): mo is the row's first GEMM output of
+// channel 0, y and res its output row's first element (channels ys
+// apart), bias channel 0's bias; flags as above.
+//
+//go:noescape
+func winoOutRows(mo, y, res, bias unsafe.Pointer, m int, flags int, params, lanes unsafe.Pointer)
