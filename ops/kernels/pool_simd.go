@@ -29,6 +29,29 @@ const vecPool3x3s2 = true
 //go:noescape
 func maxPool3x3s2(x unsafe.Pointer, ldx, sx uintptr, y unsafe.Pointer, ldy uintptr, rows, n int, col, lanes unsafe.Pointer) int
 
+// avgPlanes sets y[p] to the mean of the p-th plane of is floats at x, for
+// planes planes, in float32 (pool_wasm.s); lanes is sumLanes.
+//
+//go:noescape
+func avgPlanes(x, y unsafe.Pointer, planes, is int, lanes unsafe.Pointer)
+
+// sumLanes are avgPlanes' i8x16.swizzle indices: lanes 2 and 3 to 0 and 1,
+// then lane 1 to 0 (0x80: a zero byte).
+var sumLanes = [32]byte{
+	8, 9, 10, 11, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+}
+
+// GlobalAvgPool sets y[p] to the mean of x[p·is : (p+1)·is] for each of
+// the planes, summed in float32 lanes.
+func GlobalAvgPool(x, y []float32, planes, is int) {
+	if planes <= 0 {
+		return
+	}
+	_, _ = x[:planes*is], y[planes-1]
+	avgPlanes(unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(&y[0]), planes, is, unsafe.Pointer(&sumLanes))
+}
+
 // maxRows sets dst[i] to the running maximum, NaNs skipped as in maxRowsScalar,
 // of the nrows rows x[off + j·step + i]: the column maxima of a MaxPool
 // window in one pass over its rows, instead of a copy and one

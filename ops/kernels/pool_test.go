@@ -127,3 +127,53 @@ func BenchmarkAvgPool2D(bm *testing.B) {
 		AvgPool2D(x, y, planes, g, []int{1, 1}, false)
 	}
 }
+
+// TestGlobalAvgPool checks the build's plane means against float64 sums,
+// on plane sizes around the SIMD build's 16- and 4-float steps (and empty
+// planes, whose mean is NaN), with NaN and infinities carried through.
+func TestGlobalAvgPool(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, is := range []int{0, 1, 3, 4, 5, 15, 16, 17, 20, 33, 169} {
+		for _, planes := range []int{1, 3} {
+			x := randSlice(r, planes*is+1)[:planes*is] // one float past the end
+			for i := range x {
+				x[i] = x[i]*100 - 50
+			}
+			if is >= 5 {
+				x[2], x[planes*is-1] = float32(math.NaN()), float32(math.Inf(-1))
+			}
+			y := make([]float32, planes+1)
+			y[planes] = 7
+			GlobalAvgPool(x, y[:planes], planes, is)
+			if y[planes] != 7 {
+				t.Fatalf("is %d: wrote past the planes", is)
+			}
+			for p := 0; p < planes; p++ {
+				var s, mag float64
+				for _, v := range x[p*is : (p+1)*is] {
+					s += float64(v)
+					mag += math.Abs(float64(v))
+				}
+				want := s / float64(is)
+				got := float64(y[p])
+				switch {
+				case math.IsNaN(want) || math.IsInf(want, 0):
+					if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Errorf("is %d plane %d: %v, want %v", is, p, got, want)
+					}
+				case math.Abs(got-want) > 1e-6*mag/float64(is)+1e-7:
+					t.Errorf("is %d plane %d: %v, want %v", is, p, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkGlobalAvgPool is SqueezeNet 1.1's last pooling: 1000 planes of 13×13.
+func BenchmarkGlobalAvgPool(bm *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, y := randSlice(r, 1000*169), make([]float32, 1000)
+	for i := 0; i < bm.N; i++ {
+		GlobalAvgPool(x, y, 1000, 169)
+	}
+}

@@ -220,3 +220,126 @@ TEXT ·maxPool3x3s2(SB), NOSPLIT, $0-80
 	End
 	MOVD R10, ret+72(FP)
 	RET
+
+// avgPlanes (see pool_simd.go): per plane, the sum in four vectors of four
+// lanes over 16 floats at a time, then in the first vector over 4 at a
+// time, the vectors added ((v0+v1) + (v2+v3)) and their lanes
+// ((l0+l2) + (l1+l3), moved by two i8x16.swizzles), the last floats one by
+// one, and the mean stored. Go's loop trips through its dispatch table
+// cost more than the additions (SqueezeNet's 1000 planes of 169: 0.12 ms).
+//
+// Locals: R0 the plane, R1 its mean, R2 planes left, R3 is, R4 lanes,
+// R5 floats left, R6 the next float; V0…V3 the sums; F0 the sum, F1 is.
+
+// func avgPlanes(x, y unsafe.Pointer, planes, is int, lanes unsafe.Pointer)
+TEXT ·avgPlanes(SB), NOSPLIT, $0-40
+	MOVD x+0(FP), R0
+	MOVD y+8(FP), R1
+	MOVD planes+16(FP), R2
+	MOVD is+24(FP), R3
+	MOVD lanes+32(FP), R4
+	Get R3
+	F32ConvertI64S
+	Set F1
+
+	Block
+	Loop
+		Get R2
+		I64Eqz
+		BrIf $1
+		Get R3
+		Set R5
+		Get R0
+		Set R6
+		I32Const $0
+		I32x4Splat
+		Tee V0
+		Tee V1
+		Tee V2
+		Set V3
+
+		Block
+		Loop
+			Get R5
+			I64Const $16
+			I64LtS
+			BrIf $1
+			Get V0; Get R6; I32WrapI64; V128Load $0; F32x4Add; Set V0
+			Get V1; Get R6; I32WrapI64; V128Load $16; F32x4Add; Set V1
+			Get V2; Get R6; I32WrapI64; V128Load $32; F32x4Add; Set V2
+			Get V3; Get R6; I32WrapI64; V128Load $48; F32x4Add; Set V3
+			Get R6
+			I64Const $64
+			I64Add
+			Set R6
+			Get R5
+			I64Const $16
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+
+		Block
+		Loop
+			Get R5
+			I64Const $4
+			I64LtS
+			BrIf $1
+			Get V0; Get R6; I32WrapI64; V128Load $0; F32x4Add; Set V0
+			Get R6
+			I64Const $16
+			I64Add
+			Set R6
+			Get R5
+			I64Const $4
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+
+		Get V0; Get V1; F32x4Add; Get V2; Get V3; F32x4Add; F32x4Add; Set V0
+		Get V0; Get V0; Get R4; I32WrapI64; V128Load $0; I8x16Swizzle; F32x4Add; Set V0
+		Get V0; Get V0; Get R4; I32WrapI64; V128Load $16; I8x16Swizzle; F32x4Add
+		F32x4ExtractLane
+		Set F0
+
+		Block
+		Loop
+			Get R5
+			I64Eqz
+			BrIf $1
+			Get F0; Get R6; I32WrapI64; F32Load $0; F32Add; Set F0
+			Get R6
+			I64Const $4
+			I64Add
+			Set R6
+			Get R5
+			I64Const $1
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+
+		Get R1
+		I32WrapI64
+		Get F0
+		Get F1
+		F32Div
+		F32Store $0
+		Get R6
+		Set R0
+		Get R1
+		I64Const $4
+		I64Add
+		Set R1
+		Get R2
+		I64Const $1
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+	RET

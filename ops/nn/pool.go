@@ -295,6 +295,10 @@ func buildGlobalPool(kind poolKind) op.Builder {
 			planes := shape[0] * shape[1]
 			switch xd := x.Data().(type) {
 			case []float32:
+				if kind == poolAvg {
+					kernels.GlobalAvgPool(xd, y.F32(), planes, is)
+					break
+				}
 				globalPool(xd, y.F32(), planes, is, kind, p)
 			case []float64:
 				globalPool(xd, y.F64(), planes, is, kind, p)
@@ -319,10 +323,9 @@ func globalPool[T kernels.Float](x, y []T, planes, is int, kind poolKind, p floa
 			}
 			y[pl] = m
 		case poolAvg:
-			// Four partial sums: one loop trip per element cost more than
-			// the additions in wasm (SqueezeNet's 1000 planes of 169 took
-			// 0.18 ms). Still float64: the order can move the float32 result by an
-			// ulp at most, and rarely (within every tolerance the tests use).
+			// float64 here (float32 takes kernels.GlobalAvgPool); four
+			// partial sums, as a loop trip per element costs more than the
+			// additions in wasm.
 			var s0, s1, s2, s3 float64
 			i := 0
 			for ; i+4 <= len(xp); i += 4 {
