@@ -46,13 +46,15 @@ func (e *Epilogue) active() bool {
 }
 
 // fusable reports whether the GEMM's micro-kernel applies e to each full
-// tile as it stores it (a row bias, a residual, Relu or no activation: a
-// convolution's usual tail), instead of a separate pass over C that reloads
-// it: that pass cost up to a fifth of a small-depth convolution in wasm
-// (SqueezeNet's stem 2.05 → 1.6 ms). Tiles the micro-kernel does not store
+// tile as it stores it (a row bias, a residual, Relu, HardSwish or no
+// activation: a convolution's usual tails), instead of a separate pass over
+// C that reloads it: that pass cost up to a fifth of a small-depth
+// convolution in wasm (SqueezeNet's stem 2.05 → 1.6 ms), and with
+// HardSwish, whose pass branched per vector on the activation, two thirds
+// of MobileNetV3's expansions. Tiles the micro-kernel does not store
 // directly (the edges) still take apply.
 func (e *Epilogue) fusable() bool {
-	return e != nil && e.ColBias == nil && (e.Act == ActNone || e.Act == ActRelu)
+	return e != nil && e.ColBias == nil && (e.Act == ActNone || e.Act == ActRelu || e.Act == ActHardSwish)
 }
 
 // ApplyEpilogue applies e to the rows×cols matrix c (leading dimension ldc),

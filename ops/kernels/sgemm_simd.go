@@ -144,8 +144,11 @@ func kernelColumn(a []float32, as int, b []float32, k, ldb int, c []float32, ldc
 			_ = e.Residual[o+(nq*MR-1)*e.LdR+NR-1]
 			res, ldr, flags = unsafe.Pointer(&e.Residual[o]), e.LdR, flags|sweepResidual
 		}
-		if e.Act == ActRelu {
+		switch e.Act {
+		case ActRelu:
 			flags |= sweepRelu
+		case ActHardSwish:
+			flags |= sweepHardSwish
 		}
 	}
 	sweep4x8(unsafe.Pointer(&a[0]), uintptr(as)*4, unsafe.Pointer(&b[0]), uintptr(ldb)*4, k,
@@ -171,6 +174,7 @@ const (
 	sweepBias                 // add the row bias
 	sweepResidual             // add the residual
 	sweepRelu                 // then Relu
+	sweepHardSwish            // or HardSwish
 )
 
 // sweep4x8 is the loop of kernelColumn and kernelRow, in sweep_wasm.s:

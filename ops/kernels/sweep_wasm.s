@@ -21,11 +21,12 @@
 //	R7  as (A panel stride) in bytes    R15 a row address of C or residual;
 //	                                        bs, cs (read per tile)
 //	V0…V7 the accumulators (row r in V2r, V2r+1), V8 V9 B, V10 an A
-//	broadcast, V11 zero.
+//	broadcast (and HSWISH's temporary), V11 zero, V12…V14 6, 1/2 and 1.
 //
 // Per element the arithmetic is the Go kernels' (kernel4x8, kernel4x8s) in
 // their order: the products summed over k (multiply, then add), then C's
-// old value when accumulating, the row bias, the residual, then Relu.
+// old value when accumulating, the row bias, the residual, then Relu or
+// HardSwish.
 //
 // Go's wasm assembler drops the offset of V128Store (it reads the operand
 // from the field where it does not put it), so stores compute their
@@ -58,6 +59,15 @@
 // RELU sets v to 0 where v < 0 (NaN and -0 stay).
 #define RELU(v) Get V11; Get v; Get v; Get V11; F32x4Lt; V128Bitselect; Set v
 
+// HSWISH sets v to v · max(0, min(1, v/6 + 1/2)), with V12…V14 holding 6,
+// 1/2 and 1. pmin(1, t) and pmax(0, u) (one instruction each, where min
+// and max take several to propagate NaN) give what min and max give:
+// t is NaN only where v is, and then so is the product; t is never -0.
+#define HSWISH(v) \
+	Get v; Get v; Get V12; F32x4Div; Get V13; F32x4Add; Set V10; \
+	Get V14; Get V10; F32x4Pmin; Set V10; \
+	Get V11; Get V10; F32x4Pmax; F32x4Mul; Set v
+
 // STOREROW stores accumulators lo, hi at R15 and R15+16.
 #define STOREROW(lo, hi) \
 	Get R15; I32WrapI64; Get lo; V128Store $0; \
@@ -83,6 +93,15 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 	I32Const $0
 	I32x4Splat
 	Set V11
+	F32Const $6.0
+	F32x4Splat
+	Set V12
+	F32Const $0.5
+	F32x4Splat
+	Set V13
+	F32Const $1.0
+	F32x4Splat
+	Set V14
 
 	Block
 	Loop
@@ -190,6 +209,21 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 			RELU(V5)
 			RELU(V6)
 			RELU(V7)
+		End
+		// HardSwish (sweepHardSwish).
+		Get R10
+		I64Const $16
+		I64And
+		I32WrapI64
+		If
+			HSWISH(V0)
+			HSWISH(V1)
+			HSWISH(V2)
+			HSWISH(V3)
+			HSWISH(V4)
+			HSWISH(V5)
+			HSWISH(V6)
+			HSWISH(V7)
 		End
 		Get R3
 		Set R15

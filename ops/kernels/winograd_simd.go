@@ -82,7 +82,7 @@ func winoOutput(mo []float32, m, tb, tilesW, nth int, y []float32, oh0, OH, OW i
 	// The last tile row of the block reads mo up to its end; an odd width's
 	// last block reads the residual and writes y only inside their rows.
 	_, _ = mo[16*m*tb-1], y[m*os-1]
-	fused := ep.fusable() && (ep.Residual == nil || ep.LdR == os)
+	fused := ep.fusable() && ep.Act != ActHardSwish && (ep.Residual == nil || ep.LdR == os)
 	flags := 0
 	var bias, res unsafe.Pointer
 	if fused {
