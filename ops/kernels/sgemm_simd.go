@@ -170,11 +170,11 @@ func kernelRow(a, b []float32, k, ldb, bs, np int, t []float32, ldt int) {
 
 // sweep4x8's flags: what it does to each tile after the products.
 const (
-	sweepAcc      = 1 << iota // add C's old value
-	sweepBias                 // add the row bias
-	sweepResidual             // add the residual
-	sweepRelu                 // then Relu
-	sweepHardSwish            // or HardSwish
+	sweepAcc       = 1 << iota // add C's old value
+	sweepBias                  // add the row bias
+	sweepResidual              // add the residual
+	sweepRelu                  // then Relu
+	sweepHardSwish             // or HardSwish
 )
 
 // sweep4x8 is the loop of kernelColumn and kernelRow, in sweep_wasm.s:
