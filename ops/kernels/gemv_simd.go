@@ -8,36 +8,19 @@ import (
 )
 
 // gemvPanel stores into y[:NR] the product of x (length k) with the k×NR
-// packed panel b. Even and odd depths go to separate accumulator pairs so
-// that consecutive steps do not wait on each other's additions (the loop
-// is bound by add latency, not by loads, with a single pair); the pairs are
+// packed panel b, with gemvPanelAsm: even and odd depths into separate
+// accumulators (the loop is bound by add latency with a single pair),
 // summed at the end, as gemvPanelScalar does.
 func gemvPanel(x, b, y []float32) {
 	k := len(x)
-	var e0, e1, o0, o1 f32x4
-	if k > 0 {
-		_, _ = b[NR*k-1], y[NR-1]
-		px, pb := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(b))
-		var xo, bo uintptr
-		for ; k >= 2; k -= 2 {
-			x0 := splat(px, xo)
-			x1 := splat(px, xo+4)
-			e0 = e0.Add(x0.Mul(ld4(pb, bo)))
-			e1 = e1.Add(x0.Mul(ld4(pb, bo+16)))
-			o0 = o0.Add(x1.Mul(ld4(pb, bo+32)))
-			o1 = o1.Add(x1.Mul(ld4(pb, bo+48)))
-			xo += 8
-			bo += 64
-		}
-		if k > 0 {
-			x0 := splat(px, xo)
-			e0 = e0.Add(x0.Mul(ld4(pb, bo)))
-			e1 = e1.Add(x0.Mul(ld4(pb, bo+16)))
-		}
-	}
-	e0.Add(o0).Store(y[0:4])
-	e1.Add(o1).Store(y[4:8])
+	_, _ = b[:NR*k], y[NR-1]
+	gemvPanelAsm(unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(b)), k, unsafe.Pointer(&y[0]))
 }
+
+// gemvPanelAsm is gemvPanel's loop, in WebAssembly (gemv_wasm.s).
+//
+//go:noescape
+func gemvPanelAsm(x, b unsafe.Pointer, k int, y unsafe.Pointer)
 
 // dot4 returns the dot products of x with b0…b3, in dot4Scalar's order:
 // one Float32x4 accumulator per row of B, whose lanes are dot4Scalar's.
