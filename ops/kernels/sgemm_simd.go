@@ -346,6 +346,13 @@ func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 // min and max and wasm's f32x4.min/max agree: NaN in, NaN out;
 // min(-0, 0) = -0).
 func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32, act Act, al, be float32) {
+	if !hasBias && colBias == nil && res == nil {
+		// The activation alone (a depthwise convolution's, whose bias its
+		// row kernel adds): activateSimple's loops test the activation once
+		// per row instead of once per vector.
+		Activate(x, act, al, be)
+		return
+	}
 	n := len(x) &^ 3
 	if colBias != nil {
 		colBias = colBias[:len(x)]
