@@ -10,6 +10,7 @@
 #   (d) the Node CLI against the native cmd/gort, every  test/cli.test.mjs
 #       verb, and as `npx gort` from the packed tarball;
 #       the build's module bundler                       test/concat.test.mjs
+#       and its data-segment merge                       test/wasmdata.test.mjs
 #   (e) the packed tarball in a fresh app: Vite 5 (build and dev server),
 #       webpack 5, esbuild and Rollup apps in Chromium; the onnxruntime
 #       drop-in fixture; tsc --noEmit on the types      test/bundlers.test.mjs
@@ -38,7 +39,7 @@ fi
 
 bash "$ROOT/tools/ensure-chromium.sh"
 
-files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
+files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.
