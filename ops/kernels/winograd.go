@@ -132,7 +132,6 @@ type winoScratch struct {
 	v     []float32 // 16 packed C × tb blocks
 	mo    []float32 // 16 M × tb GEMM outputs
 	t     []float32 // 4 transformed input rows
-	eo    []float32 // one of them split into even and odd columns (winoCols)
 }
 
 // convWinograd runs one image of a group-1 3×3 unit-stride convolution.
@@ -153,7 +152,6 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 	// by pw so that tile tw reads t[r][2tw : 2tw+4].
 	tw4 := 2*tilesW + 2
 	s.t = grow(s.t, 4*tw4)
-	s.eo = grow(s.eo, tw4)
 	for th0 := 0; th0 < tilesH; th0 += rowsPer {
 		if checkpoint != nil {
 			if err := checkpoint(); err != nil {
@@ -170,7 +168,7 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 		for ci := 0; ci < c; ci++ {
 			xc := x[ci*H*W : (ci+1)*H*W]
 			for r := 0; r < nth; r++ {
-				winoInputRow(xc, H, W, (th0+r)*2-ph, pw, s.t[:4*tw4], tw4, tilesW, &pbs, ci, r*tilesW, s.eo)
+				winoInputRow(xc, H, W, (th0+r)*2-ph, pw, s.t[:4*tw4], tw4, tilesW, &pbs, ci, r*tilesW)
 			}
 		}
 		// Zero the padding columns of the last panel (the GEMM reads them).
@@ -199,8 +197,8 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 
 // winoInputRow transforms the input patches of one tile row of channel xc
 // (input rows ih0..ih0+3, zero outside the image) and writes, for each tile
-// tw, V_ξ[ci][t0+tw] into the packed operands (eo: scratch of tw4 floats).
-func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
+// tw, V_ξ[ci][t0+tw] into the packed operands.
+func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 	// Down the rows: t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3,
 	// over the strip's columns (col j reads input column j - pw).
 	var rows [4][]float32
@@ -225,7 +223,7 @@ func winoInputRow(xc []float32, H, W, ih0, pw int, t []float32, tw4, tilesW int,
 		winoRows(rows, r0[lo:hi], r1[lo:hi], r2[lo:hi], r3[lo:hi], lo-pw)
 	}
 	// Across the columns of each tile, into the packed panels.
-	winoCols(&[4][]float32{r0, r1, r2, r3}, tilesW, pbs, ci, t0, eo)
+	winoCols(&[4][]float32{r0, r1, r2, r3}, tilesW, pbs, ci, t0)
 }
 
 // winoTile writes tile tw of row r (its columns j = 2tw … 2tw+3 as d0…d3)

@@ -18,8 +18,8 @@ func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
 
 // winoCols is winoInputRow's pass across the columns: for tiles
 // [0, tilesW) of the four transformed rows, V_ξ[ci][t0+tw] into the packed
-// operands (eo is the SIMD build's scratch).
-func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
+// operands.
+func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 	K := pbs[0].K
 	for tw := 0; tw < tilesW; tw++ {
 		tt := t0 + tw

@@ -33,38 +33,54 @@ func winoRowsFull(d0, d1, d2, d3, t0, t1, t2, t3 []float32) {
 
 // winoCols is winoInputRow's pass across the columns: for tiles
 // [0, tilesW) of the four transformed rows, V_ξ[ci][t0+tw] into the packed
-// operands. Each row is split into its even and odd columns (eo, 2·tilesW+2
-// floats), so that four tiles' d0…d3 are four vectors (E[tw], O[tw],
-// E[tw+1], O[tw+1] on four lanes) and their results four stores: the tiles
-// of a panel sit NR floats apart in each V_ξ. The arithmetic is the scalar
-// pass's, element for element. One float store per tile and ξ, with its
-// bounds check, was a sixth of the U²-Net-style network's run.
-func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int, eo []float32) {
+// operands. Runs of four tiles starting at a multiple of four in the block
+// (the tiles of a panel sit NR floats apart in each V_ξ, so four of them
+// are one vector) go to winoColsRun, the others to winoTile; the
+// arithmetic is the scalar pass's, element for element.
+func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 	K := pbs[0].K
-	n := tilesW + 1
-	e, o := eo[:n], eo[n:2*n]
 	for r, row := range rows {
-		deinterleave2(e, o, row[:2*n])
-		p0, p1, p2, p3 := pbs[r*4].data, pbs[r*4+1].data, pbs[r*4+2].data, pbs[r*4+3].data
+		_ = row[2*tilesW+1]
 		for tw := 0; tw < tilesW; {
 			tt := t0 + tw
-			off := (tt/NR)*NR*K + ci*NR + tt%NR
-			if tt%4 != 0 || tw+4 > tilesW {
-				// Before the first group of four in a panel, or after the last.
-				winoTile(pbs, r, off, e[tw], o[tw], e[tw+1], o[tw+1])
-				tw++
+			if runs := (tilesW - tw) / 4; tt%4 == 0 && runs > 0 {
+				// The runs' last tile's place in every operand, checked.
+				last := t0 + tw + 4*runs - 4
+				off := (last/NR)*NR*K + ci*NR + last%NR
+				ps := [4]unsafe.Pointer{}
+				for c := range ps {
+					d := pbs[r*4+c].data
+					_ = d[off+3]
+					ps[c] = unsafe.Pointer(&d[ci*NR])
+				}
+				winoColsRun(unsafe.Pointer(&row[2*tw]), tt, runs, ps[0], ps[1], ps[2], ps[3], uintptr(NR*K)*4, unsafe.Pointer(&winoColLanes))
+				tw += 4 * runs
 				continue
 			}
-			e0, e1 := archsimd.LoadFloat32x4(e[tw:tw+4]), archsimd.LoadFloat32x4(e[tw+1:tw+5])
-			o0, o1 := archsimd.LoadFloat32x4(o[tw:tw+4]), archsimd.LoadFloat32x4(o[tw+1:tw+5])
-			e0.Sub(e1).Store(p0[off : off+4])
-			o0.Add(e1).Store(p1[off : off+4])
-			e1.Sub(o0).Store(p2[off : off+4])
-			o0.Sub(o1).Store(p3[off : off+4])
-			tw += 4
+			j := 2 * tw
+			winoTile(pbs, r, (tt/NR)*NR*K+ci*NR+tt%NR, row[j], row[j+1], row[j+2], row[j+3])
+			tw++
 		}
 	}
 }
+
+// winoColLanes are winoColsRun's i8x16.swizzle indices (0x80: a zero
+// byte): lanes 0 and 2 of a vector into lanes 0 and 1, of the next into 2
+// and 3 (the even columns); then lanes 1 and 3 likewise (the odd ones).
+var winoColLanes = [64]byte{
+	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
+	4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 12, 13, 14, 15,
+}
+
+// winoColsRun stores runs of four tiles' V_ξ, from the transformed row at
+// the first tile's columns, into the four operands p0…p3 (each at the
+// channel's row of panel 0; panel bytes apart), tile tt first (a multiple
+// of four), in WebAssembly (winograd_wasm.s).
+//
+//go:noescape
+func winoColsRun(row unsafe.Pointer, tt, runs int, p0, p1, p2, p3 unsafe.Pointer, panel uintptr, lanes unsafe.Pointer)
 
 // winoOutput applies Aᵀ m A to a block of nth tile rows of every output
 // channel (mo holds the 16 GEMM outputs, m × tb each), writing output rows

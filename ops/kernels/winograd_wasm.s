@@ -209,3 +209,84 @@ TEXT ·winoOutRows(SB), NOSPLIT, $0-64
 	End
 	End
 	RET
+
+// winoColsRun (see winograd_simd.go): the Winograd input transform across
+// the columns of one transformed row, for runs of four tiles whose first
+// is a multiple of four in the block: the row's columns 2t…2t+9 as two
+// pairs of vectors (at 2t and 2t+2), split into even and odd columns by
+// i8x16.swizzle (e0 o0 from the first pair, e1 o1 from the second), then
+// e0-e1, o0+e1, e1-o0, o0-o1 stored into the four packed operands at the
+// tiles' place in their panel. Go split each row into even and odd
+// columns lane by lane in a pass of its own, then stored through a loop
+// trip per four tiles that recomputed the panel offset.
+//
+// Locals: R0 the row at the run's first tile, R1 the tile index, R2 runs
+// left, R3…R6 the four operands (at the channel's row of a panel), R7
+// bytes between panels, R8 lanes, R9 the store offset, R10 an address;
+// V0…V3 e0 o0 e1 o1, V4 V5 a pair.
+
+// SPLIT sets e and o to the even and odd columns of the pair of vectors at
+// R10+off and R10+off+16.
+#define SPLIT(off, e, o) \
+	Get R10; I32WrapI64; V128Load $off; Set V4; \
+	Get R10; I32WrapI64; V128Load $(off+16); Set V5; \
+	Get V4; Get R8; I32WrapI64; V128Load $0; I8x16Swizzle; Get V5; Get R8; I32WrapI64; V128Load $16; I8x16Swizzle; V128Or; Set e; \
+	Get V4; Get R8; I32WrapI64; V128Load $32; I8x16Swizzle; Get V5; Get R8; I32WrapI64; V128Load $48; I8x16Swizzle; V128Or; Set o
+
+// PUT stores the vector on the stack into the operand at reg, at R9.
+#define PUT(reg) Set V4; Get reg; Get R9; I64Add; I32WrapI64; Get V4; V128Store $0
+
+// func winoColsRun(row unsafe.Pointer, tt, runs int, p0, p1, p2, p3 unsafe.Pointer, panel uintptr, lanes unsafe.Pointer)
+TEXT ·winoColsRun(SB), NOSPLIT, $0-72
+	MOVD row+0(FP), R0
+	MOVD tt+8(FP), R1
+	MOVD runs+16(FP), R2
+	MOVD p0+24(FP), R3
+	MOVD p1+32(FP), R4
+	MOVD p2+40(FP), R5
+	MOVD p3+48(FP), R6
+	MOVD panel+56(FP), R7
+	MOVD lanes+64(FP), R8
+
+	Block
+	Loop
+		Get R2
+		I64Eqz
+		BrIf $1
+		Get R0
+		Set R10
+		SPLIT(0, V0, V1)
+		SPLIT(8, V2, V3)
+		// The tiles' place: panel tt/8, column tt%8 (0 or 4), in bytes.
+		Get R1
+		I64Const $3
+		I64ShrU
+		Get R7
+		I64Mul
+		Get R1
+		I64Const $7
+		I64And
+		I64Const $2
+		I64Shl
+		I64Add
+		Set R9
+		Get V0; Get V2; F32x4Sub; PUT(R3)
+		Get V1; Get V2; F32x4Add; PUT(R4)
+		Get V2; Get V1; F32x4Sub; PUT(R5)
+		Get V1; Get V3; F32x4Sub; PUT(R6)
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $4
+		I64Add
+		Set R1
+		Get R2
+		I64Const $1
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+	RET
