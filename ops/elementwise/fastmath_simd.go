@@ -3,6 +3,8 @@
 package elementwise
 
 import (
+	"math"
+
 	"github.com/gort-dev/gort/ops/internal/expf"
 	"simd/archsimd"
 	"unsafe"
@@ -25,67 +27,26 @@ func st4(x f32x4, p unsafe.Pointer, i int) {
 
 func bc(x float32) f32x4 { return archsimd.BroadcastFloat32x4(x) }
 
-// exp4 is exp32 on four lanes.
-func exp4(x f32x4) f32x4 {
-	x = x.Min(bc(0))
-	under := x.Less(bc(expMin))
-	t := x.Mul(bc(expf.Log2e)).Add(bc(expMagic))
-	n := t.Sub(bc(expMagic))
-	r := x.Sub(n.Mul(bc(expf.Ln2Hi)))
-	r = r.Sub(n.Mul(bc(expf.Ln2Lo)))
-	p := bc(expf.P0).Mul(r).Add(bc(expf.P1))
-	p = p.Mul(r).Add(bc(expf.P2))
-	p = p.Mul(r).Add(bc(expf.P3))
-	p = p.Mul(r).Add(bc(expf.P4))
-	p = p.Mul(r).Add(bc(expf.P5))
-	p = p.Mul(r.Mul(r)).Add(r).Add(bc(1))
-	e := t.ToBits().BitsToInt32().Sub(archsimd.BroadcastInt32x4(expMagicBits - 127)).ShiftAllLeft(23)
-	p = p.Mul(e.ToBits().BitsToFloat32())
-	// Lanes below expMin are 0 (NaN lanes compare false and stay NaN).
-	return p.ToBits().AndNot(under.ToInt32x4().ToBits()).BitsToFloat32()
-}
-
-// erf4 is erf32 on four lanes: both branches are evaluated and each lane
-// takes its own.
-func erf4(x f32x4) f32x4 {
-	a := x.Abs()
-	s := x.Mul(x)
-	r := bc(erfS0).Mul(s).Add(bc(erfS1))
-	r = r.Mul(s).Add(bc(erfS2))
-	r = r.Mul(s).Add(bc(erfS3))
-	r = r.Mul(s).Add(bc(erfS4))
-	r = r.Mul(s).Add(bc(erfS5))
-	small := r.Mul(x).Add(x)
-
-	t := a.Min(bc(erfClamp))
-	q := bc(erfB0).Mul(t).Add(bc(erfB1))
-	q = q.Mul(t).Add(bc(erfB2))
-	q = q.Mul(t).Add(bc(erfB3))
-	q = q.Mul(t).Add(bc(erfB4))
-	q = q.Mul(t).Add(bc(erfB5))
-	q = q.Mul(t).Add(bc(erfB6))
-	q = q.Mul(t).Add(t)
-	big := bc(1).Sub(exp4(q.Neg()))
-	sign := archsimd.BroadcastUint32x4(1 << 31).And(x.ToBits())
-	big = big.ToBits().Or(sign).BitsToFloat32()
-	return small.IfElse(a.LessEqual(bc(erfSplit)), big)
-}
-
-// erfF32 stores erf(src[i]) into dst[i] (dst may be src).
+// erfF32 stores erf(src[i]) into dst[i] (dst may be src): whole vectors
+// by erf4s, the rest with erf32.
 func erfF32(dst, src []float32) {
 	n := len(src)
 	dst = dst[:n]
 	n4 := n &^ 3
 	if n4 > 0 {
-		ps, pd := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
-		for i := 0; i < n4; i += 4 {
-			st4(erf4(ld4(ps, i)), pd, i)
-		}
+		erf4s(unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src)), n4/4, unsafe.Pointer(&mathTable))
 	}
 	for i := n4; i < n; i++ {
 		dst[i] = erf32(src[i])
 	}
 }
+
+// erf4s stores erf32(s[i]) for the n vectors at s into d, four lanes at a
+// time (both of erf32's branches evaluated, each lane taking its own), in
+// WebAssembly (fastmath_wasm.s); table is mathTable.
+//
+//go:noescape
+func erf4s(d, s unsafe.Pointer, n int, table unsafe.Pointer)
 
 // maxF32 returns the largest element of s (NaN if any is NaN); s is not empty.
 func maxF32(s []float32) float32 {
@@ -105,22 +66,19 @@ func maxF32(s []float32) float32 {
 	return m
 }
 
-// expSubSumF32 stores e^(s[i]-m) into d[i] and returns their sum.
+// expSubSumF32 stores e^(s[i]-m) into d[i] and returns their sum: whole
+// vectors by expSubSum4, the lanes' sums added as
+// (l0+l1) + (l2+l3), then the rest one at a time with exp32.
 func expSubSumF32(d, s []float32, m float32) float32 {
 	n := len(s)
 	d = d[:n]
 	n4 := n &^ 3
 	var sum float32
 	if n4 > 0 {
-		ps, pd := unsafe.Pointer(unsafe.SliceData(s)), unsafe.Pointer(unsafe.SliceData(d))
-		mv := bc(m)
-		var acc f32x4
-		for i := 0; i < n4; i += 4 {
-			e := exp4(ld4(ps, i).Sub(mv))
-			st4(e, pd, i)
-			acc = acc.Add(e)
-		}
-		sum = (acc.GetElem(0) + acc.GetElem(1)) + (acc.GetElem(2) + acc.GetElem(3))
+		var acc [4]float32
+		expSubSum4(unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(s)), n4/4,
+			uint64(math.Float32bits(m)), unsafe.Pointer(&mathTable), unsafe.Pointer(&acc))
+		sum = (acc[0] + acc[1]) + (acc[2] + acc[3])
 	}
 	for i := n4; i < n; i++ {
 		e := exp32(s[i] - m)
@@ -129,6 +87,29 @@ func expSubSumF32(d, s []float32, m float32) float32 {
 	}
 	return sum
 }
+
+// expSubSum4 stores exp32(s[i] - m) for the n vectors at s into d and their
+// lane sums into sums (four floats), in WebAssembly (fastmath_wasm.s);
+// mbits is m's bits, table mathTable.
+//
+//go:noescape
+func expSubSum4(d, s unsafe.Pointer, n int, mbits uint64, table, sums unsafe.Pointer)
+
+// mathTable holds the constants of exp32 and erf32 for the assembly loops,
+// each in four lanes: 0, expMin, log2 e, the rounding magic, ln 2 high and
+// low, P0…P5, 1, (as int32) expMagicBits − 127; then erf's S0…S5, B0…B6,
+// erfClamp, erfSplit and (as bits) the sign.
+var mathTable = func() (t [30][4]uint32) {
+	fs := []float32{0, expMin, expf.Log2e, expMagic, expf.Ln2Hi, expf.Ln2Lo, expf.P0, expf.P1, expf.P2, expf.P3, expf.P4, expf.P5, 1, 0,
+		erfS0, erfS1, erfS2, erfS3, erfS4, erfS5, erfB0, erfB1, erfB2, erfB3, erfB4, erfB5, erfB6, erfClamp, erfSplit}
+	for i, f := range fs {
+		b := math.Float32bits(f)
+		t[i] = [4]uint32{b, b, b, b}
+	}
+	t[13] = [4]uint32{expMagicBits - 127, expMagicBits - 127, expMagicBits - 127, expMagicBits - 127}
+	t[29] = [4]uint32{1 << 31, 1 << 31, 1 << 31, 1 << 31}
+	return t
+}()
 
 // scaleF32 multiplies every element of d by f.
 func scaleF32(d []float32, f float32) {
