@@ -48,23 +48,28 @@ func erfF32(dst, src []float32) {
 //go:noescape
 func erf4s(d, s unsafe.Pointer, n int, table unsafe.Pointer)
 
-// maxF32 returns the largest element of s (NaN if any is NaN); s is not empty.
+// maxF32 returns the largest element of s (NaN if any is NaN); s is not
+// empty. Whole vectors by maxVec4 (f32x4.max, which propagates NaN as
+// Go's max does), then the lanes and the rest.
 func maxF32(s []float32) float32 {
 	m := s[0]
 	n4 := len(s) &^ 3
 	if n4 > 0 {
-		p := unsafe.Pointer(unsafe.SliceData(s))
-		v := ld4(p, 0)
-		for i := 4; i < n4; i += 4 {
-			v = v.Max(ld4(p, i))
-		}
-		m = max(max(v.GetElem(0), v.GetElem(1)), max(v.GetElem(2), v.GetElem(3)))
+		var v [4]float32
+		maxVec4(unsafe.Pointer(unsafe.SliceData(s)), n4/4, unsafe.Pointer(&v))
+		m = max(max(v[0], v[1]), max(v[2], v[3]))
 	}
 	for _, x := range s[n4:] {
 		m = max(m, x)
 	}
 	return m
 }
+
+// maxVec4 stores into out the lane-wise maximum of the n ≥ 1 vectors at
+// s, in WebAssembly (fastmath_wasm.s).
+//
+//go:noescape
+func maxVec4(s unsafe.Pointer, n int, out unsafe.Pointer)
 
 // expSubSumF32 stores e^(s[i]-m) into d[i] and returns their sum: whole
 // vectors by expSubSum4, the lanes' sums added as
@@ -111,20 +116,22 @@ var mathTable = func() (t [30][4]uint32) {
 	return t
 }()
 
-// scaleF32 multiplies every element of d by f.
+// scaleF32 multiplies every element of d by f: whole vectors by scale4.
 func scaleF32(d []float32, f float32) {
 	n4 := len(d) &^ 3
 	if n4 > 0 {
-		p := unsafe.Pointer(unsafe.SliceData(d))
-		fv := bc(f)
-		for i := 0; i < n4; i += 4 {
-			st4(ld4(p, i).Mul(fv), p, i)
-		}
+		scale4(unsafe.Pointer(unsafe.SliceData(d)), n4/4, uint64(math.Float32bits(f)))
 	}
 	for i := n4; i < len(d); i++ {
 		d[i] *= f
 	}
 }
+
+// scale4 multiplies the n vectors at d by the float32 whose bits are
+// fbits, in WebAssembly (fastmath_wasm.s).
+//
+//go:noescape
+func scale4(d unsafe.Pointer, n int, fbits uint64)
 
 // arithRowF32 is arithRow for float32: Add, Sub, Mul and Div four lanes at
 // a time (IEEE operations, so the results equal the scalar loop's), a

@@ -165,3 +165,90 @@ TEXT ·erf4s(SB), NOSPLIT, $0-32
 	End
 	End
 	RET
+
+// maxVec4 and scale4 (see fastmath_simd.go): Softmax's other two passes
+// over a row, whose Go loops (a trip through the dispatch table per vector)
+// cost more than its exponentials. Locals: R0 the next vector, R1 bytes
+// left; V0 the running maximum or the factor.
+
+// func maxVec4(s unsafe.Pointer, n int, out unsafe.Pointer)
+TEXT ·maxVec4(SB), NOSPLIT, $0-24
+	MOVD s+0(FP), R0
+	MOVD n+8(FP), R1
+	Get R0
+	I32WrapI64
+	V128Load $0
+	Set V0
+	Get R1
+	I64Const $4
+	I64Shl
+	I64Const $16
+	I64Sub
+	Set R1
+	Block
+	Loop
+		Get R1
+		I64Eqz
+		BrIf $1
+		Get R0
+		I64Const $16
+		I64Add
+		Set R0
+		Get V0
+		Get R0
+		I32WrapI64
+		V128Load $0
+		F32x4Max
+		Set V0
+		Get R1
+		I64Const $16
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+	MOVD out+16(FP), R0
+	Get R0
+	I32WrapI64
+	Get V0
+	V128Store $0
+	RET
+
+// func scale4(d unsafe.Pointer, n int, fbits uint64)
+TEXT ·scale4(SB), NOSPLIT, $0-24
+	MOVD d+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD fbits+16(FP), R2
+	Get R2
+	I32WrapI64
+	I32x4Splat
+	Set V0
+	Get R1
+	I64Const $4
+	I64Shl
+	Set R1
+	Block
+	Loop
+		Get R1
+		I64Eqz
+		BrIf $1
+		Get R0
+		I32WrapI64
+		Get R0
+		I32WrapI64
+		V128Load $0
+		Get V0
+		F32x4Mul
+		V128Store $0
+		Get R0
+		I64Const $16
+		I64Add
+		Set R0
+		Get R1
+		I64Const $16
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+	RET
