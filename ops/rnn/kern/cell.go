@@ -11,8 +11,7 @@ import (
 // and k-major (a panel of width w starting at column j0 holds element
 // (p, j0 + c) at data[j0·k + w·p + c]), columns past n zero. The GEMV then
 // reads memory in order; its SIMD form keeps four accumulators on a
-// 16-wide panel (see gemv16). data has 16 values of capacity past its
-// length, which gemv16's moving pointer may reach but never reads.
+// 16-wide panel (see gemv16).
 type Panels struct {
 	k, n int
 	data []float32
@@ -26,8 +25,8 @@ func (m *Panels) wide() int { return m.n / 16 * 16 }
 func (m *Panels) Pack(r []float32, k, c0, n int) {
 	m.k, m.n = k, n
 	size := (n + 7) / 8 * 8 * k
-	if cap(m.data) < size+16 {
-		m.data = make([]float32, size, size+16)
+	if cap(m.data) < size {
+		m.data = make([]float32, size)
 	}
 	m.data = m.data[:size]
 	clear(m.data)

@@ -334,50 +334,21 @@ func SigmoidTo(dst, src []float32) {
 
 // gemv16 is GemvAcc over 16-wide panels (len(out) a multiple of 16, m
 // holding len(out)/16 panels of depth len(v), element (p, 16q + c) at
-// m[16q·k + 16p + c], and capacity past them): four accumulators, the depth
-// unrolled by two. An 8-wide panel alone (gemv8) is a short chain of
-// dependent adds per accumulator and ran 1.5× slower; 32-wide panels
-// (eight accumulators) or deeper unrolling measured slower again in V8, as
-// did the matrix read at an offset variable rather than from a moving
-// pointer. That pointer ends one step past the last panel, inside m's
-// capacity (Panels.Pack leaves room), so it never leaves its allocation.
-//
-//go:noinline
+// m[16q·k + 16p + c]): four accumulators, the depth unrolled by two, in
+// WebAssembly (gemv16Asm, gemv_wasm.s). An 8-wide panel alone (gemv8) is a
+// short chain of dependent adds per accumulator and ran 1.5× slower;
+// 32-wide panels (eight accumulators) or deeper unrolling measured slower
+// again in V8.
 func gemv16(out, v, m []float32) {
 	n, k := len(out), len(v)
-	_ = m[:k*n+1]
-	k2 := k / 2 * 2
-	pm, pv := unsafe.Pointer(&m[0]), unsafe.Pointer(&v[0])
-	for j := 0; j+16 <= n; j += 16 {
-		po := unsafe.Pointer(&out[j])
-		a0, a1, b0, b1 := ld4(po, 0), ld4(po, 16), ld4(po, 32), ld4(po, 48)
-		end := unsafe.Add(pm, k2*64)
-		p := uintptr(0)
-		for pm != end {
-			s := bc(*(*float32)(unsafe.Add(pv, p)))
-			a0 = a0.Add(s.Mul(ld4(pm, 0)))
-			a1 = a1.Add(s.Mul(ld4(pm, 16)))
-			b0 = b0.Add(s.Mul(ld4(pm, 32)))
-			b1 = b1.Add(s.Mul(ld4(pm, 48)))
-			s = bc(*(*float32)(unsafe.Add(pv, p+4)))
-			a0 = a0.Add(s.Mul(ld4(pm, 64)))
-			a1 = a1.Add(s.Mul(ld4(pm, 80)))
-			b0 = b0.Add(s.Mul(ld4(pm, 96)))
-			b1 = b1.Add(s.Mul(ld4(pm, 112)))
-			pm = unsafe.Add(pm, 128)
-			p += 8
-		}
-		if k2 < k {
-			s := bc(v[k2])
-			a0 = a0.Add(s.Mul(ld4(pm, 0)))
-			a1 = a1.Add(s.Mul(ld4(pm, 16)))
-			b0 = b0.Add(s.Mul(ld4(pm, 32)))
-			b1 = b1.Add(s.Mul(ld4(pm, 48)))
-			pm = unsafe.Add(pm, 64)
-		}
-		st4(a0, po, 0)
-		st4(a1, po, 16)
-		st4(b0, po, 32)
-		st4(b1, po, 48)
+	if n < 16 || k == 0 {
+		return
 	}
+	_ = m[k*(n/16*16)-1]
+	gemv16Asm(unsafe.Pointer(&out[0]), unsafe.Pointer(&v[0]), unsafe.Pointer(&m[0]), k, n/16)
 }
+
+// gemv16Asm is gemv16's loop over its panels (gemv_wasm.s).
+//
+//go:noescape
+func gemv16Asm(out, v, m unsafe.Pointer, k, panels int)
