@@ -102,3 +102,88 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 	End
 	End
 	RET
+
+// sigmoid4s and tanh4s (see simd.go's SigmoidTo and TanhTo): the gates'
+// activations over whole vectors, in the operations and order of clamp4,
+// expNeg4 and tanh4, with actK's constants loaded from the table (C).
+//
+// Locals: R0 src, R1 dst, R2 bytes left, R3 the table; V0 x, V1 t,
+// V2 n, V3 u, V4 x² (tanh).
+
+#define C(k) Get R3; I32WrapI64; V128Load $(k*16)
+
+// CLAMP sets V0 to clamp4(V0, table[lo], table[hi]).
+#define CLAMP(lo, hi) \
+	C(lo); Get V0; Get V0; C(lo); F32x4Lt; V128Bitselect; Set V0; \
+	C(hi); Get V0; Get V0; C(hi); F32x4Gt; V128Bitselect; Set V0
+
+// SIGMOID sets V0 to 1 / (1 + expNeg4(clamp4(V0))).
+#define SIGMOID \
+	CLAMP(14, 15); \
+	C(25); Get V0; C(16); F32x4Mul; F32x4Sub; Set V1; \
+	Get V1; C(25); F32x4Sub; Set V2; \
+	Get V0; Get V2; C(17); F32x4Mul; F32x4Add; Get V2; C(18); F32x4Mul; F32x4Add; Set V3; \
+	C(20); Get V3; C(19); F32x4Mul; F32x4Sub; \
+	Set V0; C(21); Get V0; Get V3; F32x4Mul; F32x4Sub; \
+	Set V0; C(22); Get V0; Get V3; F32x4Mul; F32x4Sub; \
+	Set V0; C(23); Get V0; Get V3; F32x4Mul; F32x4Sub; \
+	Set V0; C(24); Get V0; Get V3; F32x4Mul; F32x4Sub; \
+	Get V3; Get V3; F32x4Mul; F32x4Mul; Get V3; F32x4Sub; C(13); F32x4Add; \
+	Get V1; I32Const $23; I32x4Shl; F32x4Mul; \
+	Set V0; C(13); C(13); Get V0; F32x4Add; F32x4Div; Set V0
+
+// TANH sets V0 to tanh4(clamp4(V0, ±tanhClamp)).
+#define TANH \
+	CLAMP(0, 1); \
+	Get V0; Get V0; F32x4Mul; Set V4; \
+	Get V4; C(2); F32x4Mul; C(3); F32x4Add; \
+	Get V4; F32x4Mul; C(4); F32x4Add; \
+	Get V4; F32x4Mul; C(5); F32x4Add; \
+	Get V4; F32x4Mul; C(6); F32x4Add; \
+	Get V4; F32x4Mul; C(7); F32x4Add; \
+	Get V4; F32x4Mul; C(8); F32x4Add; \
+	Set V1; \
+	Get V4; C(9); F32x4Mul; C(10); F32x4Add; \
+	Get V4; F32x4Mul; C(11); F32x4Add; \
+	Get V4; F32x4Mul; C(12); F32x4Add; \
+	Set V2; \
+	Get V0; Get V1; F32x4Mul; Get V2; F32x4Div; Set V0
+
+// LOOP4 runs body over the vectors: V0 loaded from R0, stored to R1.
+#define LOOP4(body) \
+	Block; Loop; \
+		Get R2; I64Eqz; BrIf $1; \
+		Get R0; I32WrapI64; V128Load $0; Set V0; \
+		body; \
+		Get R1; I32WrapI64; Get V0; V128Store $0; \
+		Get R0; I64Const $16; I64Add; Set R0; \
+		Get R1; I64Const $16; I64Add; Set R1; \
+		Get R2; I64Const $16; I64Sub; Set R2; \
+		Br $0; \
+	End; End
+
+// func sigmoid4s(dst, src unsafe.Pointer, n int, table unsafe.Pointer)
+TEXT ·sigmoid4s(SB), NOSPLIT, $0-32
+	MOVD dst+0(FP), R1
+	MOVD src+8(FP), R0
+	MOVD n+16(FP), R2
+	MOVD table+24(FP), R3
+	Get R2
+	I64Const $4
+	I64Shl
+	Set R2
+	LOOP4(SIGMOID)
+	RET
+
+// func tanh4s(dst, src unsafe.Pointer, n int, table unsafe.Pointer)
+TEXT ·tanh4s(SB), NOSPLIT, $0-32
+	MOVD dst+0(FP), R1
+	MOVD src+8(FP), R0
+	MOVD n+16(FP), R2
+	MOVD table+24(FP), R3
+	Get R2
+	I64Const $4
+	I64Shl
+	Set R2
+	LOOP4(TANH)
+	RET

@@ -306,31 +306,39 @@ func lstmGatesPlain(g, c, h []float32) {
 	}
 }
 
-// TanhTo sets dst[i] = tanh32(src[i]).
+// TanhTo sets dst[i] = tanh32(src[i]): whole vectors by tanh4s.
 func TanhTo(dst, src []float32) {
 	src = src[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		store4(tanh4(tanhC4(load4(src[i:i+4]))), dst[i:i+4])
+	v := len(dst) / 4 * 4
+	if v > 0 {
+		tanh4s(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), v/4, unsafe.Pointer(&actK))
 	}
-	for ; i < len(dst); i++ {
+	for i := v; i < len(dst); i++ {
 		dst[i] = tanh32(src[i])
 	}
 }
 
-// SigmoidTo sets dst[i] = sigmoid32(src[i]), four lanes at a time in the
-// loop's own body (a sigmoid4 would be too large for Go to inline).
+// SigmoidTo sets dst[i] = sigmoid32(src[i]): whole vectors by sigmoid4s.
 func SigmoidTo(dst, src []float32) {
 	src = src[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		e := expNeg4(clamp4(load4(src[i:i+4]), k4(kNegExpHi), k4(kNegExpLo)))
-		store4(k4(kOne).Div(k4(kOne).Add(e)), dst[i:i+4])
+	v := len(dst) / 4 * 4
+	if v > 0 {
+		sigmoid4s(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), v/4, unsafe.Pointer(&actK))
 	}
-	for ; i < len(dst); i++ {
+	for i := v; i < len(dst); i++ {
 		dst[i] = sigmoid32(src[i])
 	}
 }
+
+// sigmoid4s and tanh4s are SigmoidTo's and TanhTo's loops over n vectors,
+// in WebAssembly (gemv_wasm.s), with the operations of clamp4, expNeg4 and
+// tanh4 in their order; table is actK.
+//
+//go:noescape
+func sigmoid4s(dst, src unsafe.Pointer, n int, table unsafe.Pointer)
+
+//go:noescape
+func tanh4s(dst, src unsafe.Pointer, n int, table unsafe.Pointer)
 
 // gemv16 is GemvAcc over 16-wide panels (len(out) a multiple of 16, m
 // holding len(out)/16 panels of depth len(v), element (p, 16q + c) at
