@@ -148,3 +148,53 @@ func BenchmarkSgemmPackedB(bm *testing.B) {
 	}
 	bm.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// TestPackAPanel checks packAPanel (the SIMD build's packA4 for whole
+// panels) against its definition, dst[p·MR + r] = alpha·op(A)[i0+r][p0+p]
+// and zero past the rows, for both layouts, odd and even depths.
+func TestPackAPanel(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	const m, k = 11, 23
+	a := randSlice(r, m*k)
+	for _, trans := range []bool{false, true} {
+		lda := k
+		if trans {
+			lda = m
+		}
+		for _, rows := range []int{1, 3, MR} {
+			for _, kb := range []int{0, 1, 2, 5, 16} {
+				for _, alpha := range []float32{1, -0.75} {
+					i0, p0 := 5, 4
+					if trans {
+						i0 = 2
+					}
+					dst := make([]float32, (kb+1)*MR)
+					for i := range dst {
+						dst[i] = 9
+					}
+					packAPanel(trans, a, lda, i0, rows, p0, kb, alpha, dst)
+					for p := 0; p < kb; p++ {
+						for c := 0; c < MR; c++ {
+							var want float32
+							if c < rows {
+								if trans {
+									want = alpha * a[(p0+p)*lda+i0+c]
+								} else {
+									want = alpha * a[(i0+c)*lda+p0+p]
+								}
+							}
+							if got := dst[p*MR+c]; got != want {
+								t.Fatalf("trans %v rows %d kb %d alpha %v: [%d][%d] = %v, want %v", trans, rows, kb, alpha, p, c, got, want)
+							}
+						}
+					}
+					for i := kb * MR; i < len(dst); i++ {
+						if dst[i] != 9 {
+							t.Fatalf("trans %v rows %d kb %d: wrote past the panel", trans, rows, kb)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package kernels
 
-import "sync"
+import (
+	"math"
+	"sync"
+	"unsafe"
+)
 
 // The float32 GEMM. Operands are packed into panels (A in MR-row panels, B
 // in NR-column panels, both k-major) and multiplied MR×NR tile by tile by a
@@ -79,6 +83,14 @@ func packAPanel(trans bool, a []float32, lda, i0, rows, p0, kb int, alpha float3
 					d[r] = 0
 				}
 			}
+		}
+		return
+	}
+	if rows == MR && vecPackA {
+		// The extents of the four rows, checked.
+		_, _ = a[i0*lda+p0:(i0+MR-1)*lda+p0+kb], dst[:kb*MR]
+		if kb > 0 {
+			packA4(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[i0*lda+p0]), uintptr(lda)*4, kb, uint64(math.Float32bits(alpha)))
 		}
 		return
 	}

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // Scalar micro-kernels, for every build but WebAssembly with GOEXPERIMENT=simd
 // (sgemm_simd.go). The 32 accumulators are plain locals so the compiler can
 // keep them in registers; re-slicing a and b hoists the bounds checks.
@@ -179,4 +181,11 @@ func kernelRow(a, b []float32, k, ldb, bs, np int, t []float32, ldt int) {
 	for q := 0; q < np; q++ {
 		kernel4x8s(a, b[q*bs:], k, ldb, t[q*NR:], ldt, false, nil, 0, 0)
 	}
+}
+
+// vecPackA reports that packA4 exists: not in this build.
+const vecPackA = false
+
+func packA4(dst, a unsafe.Pointer, lda uintptr, kb int, alphabits uint64) {
+	panic("kernels: packA4 is in the SIMD build only")
 }

@@ -168,6 +168,16 @@ func kernelRow(a, b []float32, k, ldb, bs, np int, t []float32, ldt int) {
 		unsafe.Pointer(&t[0]), uintptr(ldt)*4, np, 0, nil, nil, 0, uintptr(bs)*4, NR*4)
 }
 
+// vecPackA reports that packA4 exists.
+const vecPackA = true
+
+// packA4 writes the k-major panel of four rows of a row-major A, lda bytes
+// apart, over kb depths, each times the float32 whose bits are alphabits:
+// packAPanel's common case, in WebAssembly (pack_wasm.s).
+//
+//go:noescape
+func packA4(dst, a unsafe.Pointer, lda uintptr, kb int, alphabits uint64)
+
 // sweep4x8's flags: what it does to each tile after the products.
 const (
 	sweepAcc       = 1 << iota // add C's old value
