@@ -84,8 +84,14 @@ func (e *Epilogue) apply(c []float32, ldc, i0, mb, j0, nb int) {
 		}
 		return
 	}
+	// Rows shorter than a vector (a GEMM's last one or two columns) go
+	// straight to the scalar loop, which epilogueRow would reach only after
+	// setting up its vectors.
+	row := epilogueRow
+	if nb < 4 {
+		row = epilogueRowScalar
+	}
 	for i := i0; i < i0+mb; i++ {
-		row := c[i*ldc+j0 : i*ldc+j0+nb]
 		var bias float32
 		if e.RowBias != nil {
 			bias = e.RowBias[i]
@@ -94,7 +100,7 @@ func (e *Epilogue) apply(c []float32, ldc, i0, mb, j0, nb int) {
 		if e.Residual != nil {
 			res = e.Residual[i*e.LdR+j0 : i*e.LdR+j0+nb]
 		}
-		epilogueRow(row, e.RowBias != nil, bias, colBias, res, e.Act, e.Alpha, e.Beta)
+		row(c[i*ldc+j0:i*ldc+j0+nb], e.RowBias != nil, bias, colBias, res, e.Act, e.Alpha, e.Beta)
 	}
 }
 
@@ -131,6 +137,10 @@ func Activate(x []float32, act Act, alpha, beta float32) {
 			x[i] = math32.Tanh(v)
 		}
 	default:
+		if len(x) < 4 {
+			activateScalar(x, act, alpha, beta)
+			return
+		}
 		activateSimple(x, act, alpha, beta)
 	}
 }
