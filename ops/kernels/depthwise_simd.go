@@ -124,22 +124,35 @@ func dwRows(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, bia
 	}
 }
 
-// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e), four
-// of each from two vectors by lane moves (WebAssembly SIMD has no
-// deinterleaving load, and archsimd no shuffle for it).
+// deinterleave2 sets e[j] = s[2j] and o[j] = s[2j+1] for j < len(e): four
+// of each at a time by deinterleave4, the rest one by one.
 func deinterleave2(e, o, s []float32) {
 	n := len(e)
 	o, s = o[:n], s[:2*n]
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		a := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j : 2*j+4]))
-		b := archsimd.LoadFloat32x4Array((*[4]float32)(s[2*j+4 : 2*j+8]))
-		a.SetElem(1, a.GetElem(2)).SetElem(2, b.GetElem(0)).SetElem(3, b.GetElem(2)).StoreArray((*[4]float32)(e[j : j+4]))
-		b.SetElem(0, a.GetElem(1)).SetElem(1, a.GetElem(3)).SetElem(2, b.GetElem(1)).StoreArray((*[4]float32)(o[j : j+4]))
+	j := n &^ 3
+	if j > 0 {
+		deinterleave4(unsafe.Pointer(&e[0]), unsafe.Pointer(&o[0]), unsafe.Pointer(&s[0]), j/4, unsafe.Pointer(&evenOddLanes))
 	}
 	for ; j < n; j++ {
 		e[j], o[j] = s[2*j], s[2*j+1]
 	}
+}
+
+// deinterleave4 is deinterleave2's loop over n groups of four, in
+// WebAssembly (pack_wasm.s); lanes is evenOddLanes.
+//
+//go:noescape
+func deinterleave4(e, o, s unsafe.Pointer, n int, lanes unsafe.Pointer)
+
+// evenOddLanes are i8x16.swizzle indices (0x80: a zero byte) that split
+// two vectors' lanes into even and odd ones: lanes 0 and 2 of the first
+// into lanes 0 and 1, of the second into 2 and 3; then lanes 1 and 3
+// likewise (deinterleave4, winoColsRun).
+var evenOddLanes = [64]byte{
+	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
+	4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 12, 13, 14, 15,
 }
 
 // copyRow is copy(d, s) for a padded row, four floats at a time: rows are

@@ -225,3 +225,25 @@ func TestConvVec(t *testing.T) {
 		}
 	}
 }
+
+// TestDeinterleave2 checks the build's deinterleave2 against its
+// definition on lengths around its groups of four.
+func TestDeinterleave2(t *testing.T) {
+	for n := 0; n <= 13; n++ {
+		s := make([]float32, 2*n+3)
+		for i := range s {
+			s[i] = float32(i) + 0.5
+		}
+		e, o := make([]float32, n+1), make([]float32, n+1)
+		e[n], o[n] = -1, -1
+		deinterleave2(e[:n], o, s)
+		for j := 0; j < n; j++ {
+			if e[j] != s[2*j] || o[j] != s[2*j+1] {
+				t.Fatalf("n=%d: e[%d], o[%d] = %v, %v, want %v, %v", n, j, j, e[j], o[j], s[2*j], s[2*j+1])
+			}
+		}
+		if e[n] != -1 || o[n] != -1 {
+			t.Fatalf("n=%d: wrote past the outputs", n)
+		}
+	}
+}

@@ -87,3 +87,55 @@ TEXT ·packA4(SB), NOSPLIT, $0-40
 		PUT(R3, 0, 12)
 	End
 	RET
+
+// deinterleave4 (see depthwise_simd.go): s's even and odd elements into e
+// and o, four of each per trip: two vectors of s, split by four
+// i8x16.swizzles (lanes 0 and 2 of each, then 1 and 3). Go moved the lanes
+// one by one (six moves per output vector).
+//
+// Locals: R0 s, R1 e, R2 o, R3 trips left, R4 lanes; V0 V1 s's vectors.
+
+// func deinterleave4(e, o, s unsafe.Pointer, n int, lanes unsafe.Pointer)
+TEXT ·deinterleave4(SB), NOSPLIT, $0-40
+	MOVD e+0(FP), R1
+	MOVD o+8(FP), R2
+	MOVD s+16(FP), R0
+	MOVD n+24(FP), R3
+	MOVD lanes+32(FP), R4
+	Block
+	Loop
+		Get R3
+		I64Eqz
+		BrIf $1
+		Get R0; I32WrapI64; V128Load $0; Set V0
+		Get R0; I32WrapI64; V128Load $16; Set V1
+		Get R1; I32WrapI64
+		Get V0; Get R4; I32WrapI64; V128Load $0; I8x16Swizzle
+		Get V1; Get R4; I32WrapI64; V128Load $16; I8x16Swizzle
+		V128Or
+		V128Store $0
+		Get R2; I32WrapI64
+		Get V0; Get R4; I32WrapI64; V128Load $32; I8x16Swizzle
+		Get V1; Get R4; I32WrapI64; V128Load $48; I8x16Swizzle
+		V128Or
+		V128Store $0
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $16
+		I64Add
+		Set R1
+		Get R2
+		I64Const $16
+		I64Add
+		Set R2
+		Get R3
+		I64Const $1
+		I64Sub
+		Set R3
+		Br $0
+	End
+	End
+	RET

@@ -53,7 +53,7 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 					_ = d[off+3]
 					ps[c] = unsafe.Pointer(&d[ci*NR])
 				}
-				winoColsRun(unsafe.Pointer(&row[2*tw]), tt, runs, ps[0], ps[1], ps[2], ps[3], uintptr(NR*K)*4, unsafe.Pointer(&winoColLanes))
+				winoColsRun(unsafe.Pointer(&row[2*tw]), tt, runs, ps[0], ps[1], ps[2], ps[3], uintptr(NR*K)*4, unsafe.Pointer(&evenOddLanes))
 				tw += 4 * runs
 				continue
 			}
@@ -64,15 +64,6 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 	}
 }
 
-// winoColLanes are winoColsRun's i8x16.swizzle indices (0x80: a zero
-// byte): lanes 0 and 2 of a vector into lanes 0 and 1, of the next into 2
-// and 3 (the even columns); then lanes 1 and 3 likewise (the odd ones).
-var winoColLanes = [64]byte{
-	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
-	4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 12, 13, 14, 15,
-}
 
 // winoColsRun stores runs of four tiles' V_ξ, from the transformed row at
 // the first tile's columns, into the four operands p0…p3 (each at the
