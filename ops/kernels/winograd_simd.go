@@ -64,7 +64,6 @@ func winoCols(rows *[4][]float32, tilesW int, pbs *[16]PackedB, ci, t0 int) {
 	}
 }
 
-
 // winoColsRun stores runs of four tiles' V_ξ, from the transformed row at
 // the first tile's columns, into the four operands p0…p3 (each at the
 // channel's row of panel 0; panel bytes apart), tile tt first (a multiple
