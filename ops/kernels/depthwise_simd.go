@@ -231,18 +231,17 @@ func dwRows25(y, buf []float32, OH, OW, rowStep int, offs *[25]int, wt *[25]floa
 }
 
 // gatherPanel sets row p of the NR-wide panel to src[offs[p]:offs[p]+NR]
-// (an im2col panel from padded planes); no offset exceeds maxOff, so the
-// ends are checked once and the loads go through unsafe pointers.
+// (an im2col panel from padded planes), in WebAssembly (gatherRows); no
+// offset exceeds maxOff, so the ends are checked once.
 func gatherPanel(panel, src []float32, offs []int, maxOff int) {
 	if len(offs) == 0 {
 		return
 	}
 	_, _ = panel[len(offs)*NR-1], src[maxOff+NR-1]
-	ps, pd := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(panel))
-	for _, off := range offs {
-		p := unsafe.Add(ps, off*4)
-		st4(ld4(p, 0), pd, 0)
-		st4(ld4(p, 16), pd, 16)
-		pd = unsafe.Add(pd, NR*4)
-	}
+	gatherRows(unsafe.Pointer(&panel[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&offs[0]), len(offs))
 }
+
+// gatherRows is gatherPanel's loop (pack_wasm.s).
+//
+//go:noescape
+func gatherRows(panel, src, offs unsafe.Pointer, n int)

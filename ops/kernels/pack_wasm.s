@@ -139,3 +139,48 @@ TEXT ·deinterleave4(SB), NOSPLIT, $0-40
 	End
 	End
 	RET
+
+// gatherRows (see depthwise_simd.go's gatherPanel): for each of n offsets,
+// eight floats from src + 4·offs[p] into the panel's row p, two vectors
+// per row, a trip per row without Go's dispatch table.
+//
+// Locals: R0 src, R1 the panel row, R2 the next offset, R3 rows left,
+// R4 the row's source.
+
+// func gatherRows(panel, src, offs unsafe.Pointer, n int)
+TEXT ·gatherRows(SB), NOSPLIT, $0-32
+	MOVD panel+0(FP), R1
+	MOVD src+8(FP), R0
+	MOVD offs+16(FP), R2
+	MOVD n+24(FP), R3
+	Block
+	Loop
+		Get R3
+		I64Eqz
+		BrIf $1
+		Get R2
+		I32WrapI64
+		I64Load $0
+		I64Const $2
+		I64Shl
+		Get R0
+		I64Add
+		Set R4
+		Get R1; I32WrapI64; Get R4; I32WrapI64; V128Load $0; V128Store $0
+		Get R1; I64Const $16; I64Add; I32WrapI64; Get R4; I32WrapI64; V128Load $16; V128Store $0
+		Get R1
+		I64Const $32
+		I64Add
+		Set R1
+		Get R2
+		I64Const $8
+		I64Add
+		Set R2
+		Get R3
+		I64Const $1
+		I64Sub
+		Set R3
+		Br $0
+	End
+	End
+	RET
