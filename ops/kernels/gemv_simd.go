@@ -23,43 +23,23 @@ func gemvPanel(x, b, y []float32) {
 func gemvPanelAsm(x, b unsafe.Pointer, k int, y unsafe.Pointer)
 
 // dot4 returns the dot products of x with b0…b3, in dot4Scalar's order:
-// one Float32x4 accumulator per row of B, whose lanes are dot4Scalar's.
-// Four independent accumulators keep the adds from waiting on each other;
-// the loop reads five vectors per step and is bound by memory at batch 1.
+// the whole vectors by dot4Asm (eight accumulators, even and odd vectors
+// apart, so the adds do not wait on each other; the loop reads five
+// vectors per step and is bound by memory at batch 1), then each row's
+// lanes summed and the rest added.
 func dot4(x, b0, b1, b2, b3 []float32) [4]float32 {
 	k := len(x)
 	k4 := k &^ 3
-	var a0, a1, a2, a3 f32x4
+	var acc [16]float32
 	if k4 > 0 {
 		_, _, _, _ = b0[k-1], b1[k-1], b2[k-1], b3[k-1]
-		px := unsafe.Pointer(unsafe.SliceData(x))
-		p0, p1 := unsafe.Pointer(unsafe.SliceData(b0)), unsafe.Pointer(unsafe.SliceData(b1))
-		p2, p3 := unsafe.Pointer(unsafe.SliceData(b2)), unsafe.Pointer(unsafe.SliceData(b3))
-		end := uintptr(k4) * 4
-		var e0, e1, e2, e3 f32x4
-		o := uintptr(0)
-		for ; o+32 <= end; o += 32 {
-			xv := ld4(px, o)
-			a0 = a0.Add(xv.Mul(ld4(p0, o)))
-			a1 = a1.Add(xv.Mul(ld4(p1, o)))
-			a2 = a2.Add(xv.Mul(ld4(p2, o)))
-			a3 = a3.Add(xv.Mul(ld4(p3, o)))
-			xv = ld4(px, o+16)
-			e0 = e0.Add(xv.Mul(ld4(p0, o+16)))
-			e1 = e1.Add(xv.Mul(ld4(p1, o+16)))
-			e2 = e2.Add(xv.Mul(ld4(p2, o+16)))
-			e3 = e3.Add(xv.Mul(ld4(p3, o+16)))
-		}
-		if o < end {
-			xv := ld4(px, o)
-			a0 = a0.Add(xv.Mul(ld4(p0, o)))
-			a1 = a1.Add(xv.Mul(ld4(p1, o)))
-			a2 = a2.Add(xv.Mul(ld4(p2, o)))
-			a3 = a3.Add(xv.Mul(ld4(p3, o)))
-		}
-		a0, a1, a2, a3 = a0.Add(e0), a1.Add(e1), a2.Add(e2), a3.Add(e3)
+		dot4Asm(unsafe.Pointer(&x[0]), unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), unsafe.Pointer(&b2[0]), unsafe.Pointer(&b3[0]), k4, unsafe.Pointer(&acc))
 	}
-	s := [4]float32{hsum(a0), hsum(a1), hsum(a2), hsum(a3)}
+	var s [4]float32
+	for r := range s {
+		l := acc[4*r : 4*r+4]
+		s[r] = (l[0] + l[1]) + (l[2] + l[3])
+	}
 	if k4 < k {
 		rows := [4][]float32{b0[:k], b1[:k], b2[:k], b3[:k]}
 		for r, br := range rows {
@@ -71,10 +51,12 @@ func dot4(x, b0, b1, b2, b3 []float32) [4]float32 {
 	return s
 }
 
-// hsum adds the lanes of v as (v0+v1)+(v2+v3).
-func hsum(v f32x4) float32 {
-	return (v.GetElem(0) + v.GetElem(1)) + (v.GetElem(2) + v.GetElem(3))
-}
+// dot4Asm stores into out the four rows' lane sums of x·b over k4 floats
+// (a multiple of four), in WebAssembly (gemv_wasm.s).
+//
+//go:noescape
+func dot4Asm(x, b0, b1, b2, b3 unsafe.Pointer, k4 int, out unsafe.Pointer)
+
 
 // axpy1 adds x0·b0 to y.
 func axpy1(y, b0 []float32, x0 float32) {
