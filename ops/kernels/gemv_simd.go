@@ -57,7 +57,6 @@ func dot4(x, b0, b1, b2, b3 []float32) [4]float32 {
 //go:noescape
 func dot4Asm(x, b0, b1, b2, b3 unsafe.Pointer, k4 int, out unsafe.Pointer)
 
-
 // axpy1 adds x0·b0 to y.
 func axpy1(y, b0 []float32, x0 float32) {
 	n := len(y)
