@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // expSubSum4 (see fastmath_simd.go): exp32 of s[i] - m over whole vectors,
 // four lanes at a time, stored and summed, in WebAssembly SIMD128. In Go
@@ -53,9 +54,7 @@ TEXT ·expSubSum4(SB), NOSPLIT, $0-48
 
 	Block
 	Loop
-		Get R2
-		I64Eqz
-		BrIf $1
+		BREAKZ(R2)
 		Get R0
 		I32WrapI64
 		V128Load $0
@@ -71,18 +70,9 @@ TEXT ·expSubSum4(SB), NOSPLIT, $0-48
 		Get V0
 		F32x4Add
 		Set V7
-		Get R0
-		I64Const $16
-		I64Add
-		Set R0
-		Get R1
-		I64Const $16
-		I64Add
-		Set R1
-		Get R2
-		I64Const $16
-		I64Sub
-		Set R2
+		ADDI(R0, 16)
+		ADDI(R1, 16)
+		SUBI(R2, 16)
 		Br $0
 	End
 	End
@@ -114,9 +104,7 @@ TEXT ·erf4s(SB), NOSPLIT, $0-32
 
 	Block
 	Loop
-		Get R2
-		I64Eqz
-		BrIf $1
+		BREAKZ(R2)
 		Get R0
 		I32WrapI64
 		V128Load $0
@@ -149,18 +137,9 @@ TEXT ·erf4s(SB), NOSPLIT, $0-32
 		I32WrapI64
 		Get V0
 		V128Store $0
-		Get R0
-		I64Const $16
-		I64Add
-		Set R0
-		Get R1
-		I64Const $16
-		I64Add
-		Set R1
-		Get R2
-		I64Const $16
-		I64Sub
-		Set R2
+		ADDI(R0, 16)
+		ADDI(R1, 16)
+		SUBI(R2, 16)
 		Br $0
 	End
 	End
@@ -187,23 +166,15 @@ TEXT ·maxVec4(SB), NOSPLIT, $0-24
 	Set R1
 	Block
 	Loop
-		Get R1
-		I64Eqz
-		BrIf $1
-		Get R0
-		I64Const $16
-		I64Add
-		Set R0
+		BREAKZ(R1)
+		ADDI(R0, 16)
 		Get V0
 		Get R0
 		I32WrapI64
 		V128Load $0
 		F32x4Max
 		Set V0
-		Get R1
-		I64Const $16
-		I64Sub
-		Set R1
+		SUBI(R1, 16)
 		Br $0
 	End
 	End
@@ -229,9 +200,7 @@ TEXT ·scale4(SB), NOSPLIT, $0-24
 	Set R1
 	Block
 	Loop
-		Get R1
-		I64Eqz
-		BrIf $1
+		BREAKZ(R1)
 		Get R0
 		I32WrapI64
 		Get R0
@@ -240,14 +209,8 @@ TEXT ·scale4(SB), NOSPLIT, $0-24
 		Get V0
 		F32x4Mul
 		V128Store $0
-		Get R0
-		I64Const $16
-		I64Add
-		Set R0
-		Get R1
-		I64Const $16
-		I64Sub
-		Set R1
+		ADDI(R0, 16)
+		SUBI(R1, 16)
 		Br $0
 	End
 	End

@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // gemvPanelAsm (see gemv_simd.go) in WebAssembly SIMD128: Go compiled the
 // loop with its trips through the dispatch table and the sums spilled,
@@ -50,18 +51,9 @@ TEXT ·gemvPanelAsm(SB), NOSPLIT, $0-32
 		MADD(V1, V4, 16)
 		MADD(V2, V5, 32)
 		MADD(V3, V5, 48)
-		Get R5
-		I64Const $8
-		I64Add
-		Set R5
-		Get R1
-		I64Const $64
-		I64Add
-		Set R1
-		Get R6
-		I64Const $2
-		I64Sub
-		Set R6
+		ADDI(R5, 8)
+		ADDI(R1, 64)
+		SUBI(R6, 2)
 		Br $0
 	End
 	End
@@ -77,10 +69,7 @@ TEXT ·gemvPanelAsm(SB), NOSPLIT, $0-32
 		Set V4
 		MADD(V0, V4, 0)
 		MADD(V1, V4, 16)
-		Get R1
-		I64Const $32
-		I64Add
-		Set R1
+		ADDI(R1, 32)
 	End
 
 	Get R4
@@ -153,10 +142,7 @@ TEXT ·dot4Asm(SB), NOSPLIT, $0-56
 		DOT(V5, R2, 16)
 		DOT(V6, R3, 16)
 		DOT(V7, R4, 16)
-		Get R5
-		I64Const $32
-		I64Add
-		Set R5
+		ADDI(R5, 32)
 		Br $0
 	End
 	End

@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // packA4 (see sgemm_simd.go): packAPanel's common case, four rows of a
 // row-major A into one k-major panel (dst[4p + r] = alpha·a[r·lda + p]),
@@ -50,30 +51,12 @@ TEXT ·packA4(SB), NOSPLIT, $0-40
 		PUT(R1, 4, 20)
 		PUT(R2, 4, 24)
 		PUT(R3, 4, 28)
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R2
-		I64Const $8
-		I64Add
-		Set R2
-		Get R3
-		I64Const $8
-		I64Add
-		Set R3
-		Get R4
-		I64Const $32
-		I64Add
-		Set R4
-		Get R5
-		I64Const $2
-		I64Sub
-		Set R5
+		ADDI(R0, 8)
+		ADDI(R1, 8)
+		ADDI(R2, 8)
+		ADDI(R3, 8)
+		ADDI(R4, 32)
+		SUBI(R5, 2)
 		Br $0
 	End
 	End
@@ -104,9 +87,7 @@ TEXT ·deinterleave4(SB), NOSPLIT, $0-40
 	MOVD lanes+32(FP), R4
 	Block
 	Loop
-		Get R3
-		I64Eqz
-		BrIf $1
+		BREAKZ(R3)
 		Get R0; I32WrapI64; V128Load $0; Set V0
 		Get R0; I32WrapI64; V128Load $16; Set V1
 		Get R1; I32WrapI64
@@ -119,22 +100,10 @@ TEXT ·deinterleave4(SB), NOSPLIT, $0-40
 		Get V1; Get R4; I32WrapI64; V128Load $48; I8x16Swizzle
 		V128Or
 		V128Store $0
-		Get R0
-		I64Const $32
-		I64Add
-		Set R0
-		Get R1
-		I64Const $16
-		I64Add
-		Set R1
-		Get R2
-		I64Const $16
-		I64Add
-		Set R2
-		Get R3
-		I64Const $1
-		I64Sub
-		Set R3
+		ADDI(R0, 32)
+		ADDI(R1, 16)
+		ADDI(R2, 16)
+		SUBI(R3, 1)
 		Br $0
 	End
 	End
@@ -155,9 +124,7 @@ TEXT ·gatherRows(SB), NOSPLIT, $0-32
 	MOVD n+24(FP), R3
 	Block
 	Loop
-		Get R3
-		I64Eqz
-		BrIf $1
+		BREAKZ(R3)
 		Get R2
 		I32WrapI64
 		I64Load $0
@@ -168,18 +135,9 @@ TEXT ·gatherRows(SB), NOSPLIT, $0-32
 		Set R4
 		Get R1; I32WrapI64; Get R4; I32WrapI64; V128Load $0; V128Store $0
 		Get R1; I64Const $16; I64Add; I32WrapI64; Get R4; I32WrapI64; V128Load $16; V128Store $0
-		Get R1
-		I64Const $32
-		I64Add
-		Set R1
-		Get R2
-		I64Const $8
-		I64Add
-		Set R2
-		Get R3
-		I64Const $1
-		I64Sub
-		Set R3
+		ADDI(R1, 32)
+		ADDI(R2, 8)
+		SUBI(R3, 1)
 		Br $0
 	End
 	End

@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // maxPool3x3s2 (see pool_simd.go) in WebAssembly SIMD128, written out
 // because Go compiles each loop trip of MaxPool2D's row helpers through its
@@ -124,10 +125,7 @@ TEXT ·maxPool3x3s2(SB), NOSPLIT, $0-80
 			Get R8
 			I64Eq
 			BrIf $1
-			Get R11
-			I64Const $16
-			I64Add
-			Set R11
+			ADDI(R11, 16)
 			Br $0
 		End
 		End
@@ -195,10 +193,7 @@ TEXT ·maxPool3x3s2(SB), NOSPLIT, $0-80
 			Get R9
 			I64Eq
 			BrIf $1
-			Get R11
-			I64Const $16
-			I64Add
-			Set R11
+			ADDI(R11, 16)
 			Br $0
 		End
 		End
@@ -211,10 +206,7 @@ TEXT ·maxPool3x3s2(SB), NOSPLIT, $0-80
 		Get R4
 		I64Add
 		Set R3
-		Get R10
-		I64Const $1
-		I64Add
-		Set R10
+		ADDI(R10, 1)
 		Br $0
 	End
 	End
@@ -244,9 +236,7 @@ TEXT ·avgPlanes(SB), NOSPLIT, $0-40
 
 	Block
 	Loop
-		Get R2
-		I64Eqz
-		BrIf $1
+		BREAKZ(R2)
 		Get R3
 		Set R5
 		Get R0
@@ -268,14 +258,8 @@ TEXT ·avgPlanes(SB), NOSPLIT, $0-40
 			Get V1; Get R6; I32WrapI64; V128Load $16; F32x4Add; Set V1
 			Get V2; Get R6; I32WrapI64; V128Load $32; F32x4Add; Set V2
 			Get V3; Get R6; I32WrapI64; V128Load $48; F32x4Add; Set V3
-			Get R6
-			I64Const $64
-			I64Add
-			Set R6
-			Get R5
-			I64Const $16
-			I64Sub
-			Set R5
+			ADDI(R6, 64)
+			SUBI(R5, 16)
 			Br $0
 		End
 		End
@@ -287,14 +271,8 @@ TEXT ·avgPlanes(SB), NOSPLIT, $0-40
 			I64LtS
 			BrIf $1
 			Get V0; Get R6; I32WrapI64; V128Load $0; F32x4Add; Set V0
-			Get R6
-			I64Const $16
-			I64Add
-			Set R6
-			Get R5
-			I64Const $4
-			I64Sub
-			Set R5
+			ADDI(R6, 16)
+			SUBI(R5, 4)
 			Br $0
 		End
 		End
@@ -307,18 +285,10 @@ TEXT ·avgPlanes(SB), NOSPLIT, $0-40
 
 		Block
 		Loop
-			Get R5
-			I64Eqz
-			BrIf $1
+			BREAKZ(R5)
 			Get F0; Get R6; I32WrapI64; F32Load $0; F32Add; Set F0
-			Get R6
-			I64Const $4
-			I64Add
-			Set R6
-			Get R5
-			I64Const $1
-			I64Sub
-			Set R5
+			ADDI(R6, 4)
+			SUBI(R5, 1)
 			Br $0
 		End
 		End
@@ -331,14 +301,8 @@ TEXT ·avgPlanes(SB), NOSPLIT, $0-40
 		F32Store $0
 		Get R6
 		Set R0
-		Get R1
-		I64Const $4
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
+		ADDI(R1, 4)
+		SUBI(R2, 1)
 		Br $0
 	End
 	End

@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // The GEMM's sweeps of 4×8 tiles, down a column (kernelColumn) or across a
 // row (kernelRow; see sweep4x8 in sgemm_simd.go), in WebAssembly SIMD128,
@@ -106,9 +107,7 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 	Block
 	Loop
 		// One tile per trip, while tiles are left.
-		Get R8
-		I64Eqz
-		BrIf $1
+		BREAKZ(R8)
 		Get V11
 		Tee V0
 		Tee V1
@@ -134,14 +133,8 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 			BrIf $1
 			STEP(0)
 			STEP(16)
-			Get R0
-			I64Const $32
-			I64Add
-			Set R0
-			Get R2
-			I64Const $2
-			I64Sub
-			Set R2
+			ADDI(R0, 32)
+			SUBI(R2, 2)
 			Br $0
 		End
 		End
@@ -251,20 +244,14 @@ TEXT ·sweep4x8(SB), NOSPLIT, $0-112
 		Get R15
 		I64Add
 		Set R3
-		Get R11
-		I64Const $16
-		I64Add
-		Set R11
+		ADDI(R11, 16)
 		Get R12
 		Get R13
 		I64Const $2
 		I64Shl
 		I64Add
 		Set R12
-		Get R8
-		I64Const $1
-		I64Sub
-		Set R8
+		SUBI(R8, 1)
 		Br $0
 	End
 	End

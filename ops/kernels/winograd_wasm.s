@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../internal/wasmasm/wasm.h"
 
 // winoOutRows (see winograd_simd.go) in WebAssembly SIMD128: the Winograd
 // output transform Aᵀ m A of one tile row of every output channel, four
@@ -90,9 +91,7 @@ TEXT ·winoOutRows(SB), NOSPLIT, $0-64
 	Block
 	Loop
 		// One output channel per trip.
-		Get R6
-		I64Eqz
-		BrIf $1
+		BREAKZ(R6)
 		Get R7
 		I64Const $1
 		I64And
@@ -177,10 +176,7 @@ TEXT ·winoOutRows(SB), NOSPLIT, $0-64
 			PARAM(56)
 			I64Eq
 			BrIf $1
-			Get R2
-			I64Const $16
-			I64Add
-			Set R2
+			ADDI(R2, 16)
 			Br $0
 		End
 		End
@@ -197,14 +193,8 @@ TEXT ·winoOutRows(SB), NOSPLIT, $0-64
 		PARAM(40)
 		I64Add
 		Set R4
-		Get R5
-		I64Const $4
-		I64Add
-		Set R5
-		Get R6
-		I64Const $1
-		I64Sub
-		Set R6
+		ADDI(R5, 4)
+		SUBI(R6, 1)
 		Br $0
 	End
 	End
@@ -250,9 +240,7 @@ TEXT ·winoColsRun(SB), NOSPLIT, $0-72
 
 	Block
 	Loop
-		Get R2
-		I64Eqz
-		BrIf $1
+		BREAKZ(R2)
 		Get R0
 		Set R10
 		SPLIT(0, V0, V1)
@@ -274,18 +262,9 @@ TEXT ·winoColsRun(SB), NOSPLIT, $0-72
 		Get V1; Get V2; F32x4Add; PUT(R4)
 		Get V2; Get V1; F32x4Sub; PUT(R5)
 		Get V1; Get V3; F32x4Sub; PUT(R6)
-		Get R0
-		I64Const $32
-		I64Add
-		Set R0
-		Get R1
-		I64Const $4
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
+		ADDI(R0, 32)
+		ADDI(R1, 4)
+		SUBI(R2, 1)
 		Br $0
 	End
 	End

@@ -1,6 +1,7 @@
 //go:build goexperiment.simd
 
 #include "textflag.h"
+#include "../../internal/wasmasm/wasm.h"
 
 // gemv16Asm (see simd.go's gemv16) in WebAssembly SIMD128: per 16-wide
 // panel, four accumulators loaded from out, then for each depth p,
@@ -32,9 +33,7 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 
 	Block
 	Loop
-		Get R5
-		I64Eqz
-		BrIf $1
+		BREAKZ(R5)
 		Get R2; I32WrapI64; V128Load $0; Set V0
 		Get R2; I32WrapI64; V128Load $16; Set V1
 		Get R2; I32WrapI64; V128Load $32; Set V2
@@ -45,9 +44,7 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 		Set R7
 		Block
 		Loop
-			Get R7
-			I64Eqz
-			BrIf $1
+			BREAKZ(R7)
 			SPLAT(0)
 			MADD(V0, 0)
 			MADD(V1, 16)
@@ -58,18 +55,9 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 			MADD(V1, 80)
 			MADD(V2, 96)
 			MADD(V3, 112)
-			Get R0
-			I64Const $128
-			I64Add
-			Set R0
-			Get R6
-			I64Const $8
-			I64Add
-			Set R6
-			Get R7
-			I64Const $1
-			I64Sub
-			Set R7
+			ADDI(R0, 128)
+			ADDI(R6, 8)
+			SUBI(R7, 1)
 			Br $0
 		End
 		End
@@ -81,23 +69,14 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 			MADD(V1, 16)
 			MADD(V2, 32)
 			MADD(V3, 48)
-			Get R0
-			I64Const $64
-			I64Add
-			Set R0
+			ADDI(R0, 64)
 		End
 		Get R2; I32WrapI64; Get V0; V128Store $0
 		Get R2; I64Const $16; I64Add; I32WrapI64; Get V1; V128Store $0
 		Get R2; I64Const $32; I64Add; I32WrapI64; Get V2; V128Store $0
 		Get R2; I64Const $48; I64Add; I32WrapI64; Get V3; V128Store $0
-		Get R2
-		I64Const $64
-		I64Add
-		Set R2
-		Get R5
-		I64Const $1
-		I64Sub
-		Set R5
+		ADDI(R2, 64)
+		SUBI(R5, 1)
 		Br $0
 	End
 	End
