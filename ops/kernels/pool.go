@@ -341,6 +341,30 @@ func AvgPool2D(x, y []float32, planes int, g *ConvGeom, padsEnd []int, includePa
 	}
 }
 
+// PlaneMeans sets y[p] to the mean of x[p·is : (p+1)·is] for each of the
+// planes: four float64 partial sums (a loop trip per element cost more
+// than the additions in wasm), then one division. It is GlobalAveragePool
+// for float64, and for float32 where no vector form exists (the SIMD build
+// sums float32 lanes: GlobalAvgPool).
+func PlaneMeans[T Float](x, y []T, planes, is int) {
+	for pl := 0; pl < planes; pl++ {
+		xp := x[pl*is : (pl+1)*is]
+		var s0, s1, s2, s3 float64
+		i := 0
+		for ; i+4 <= len(xp); i += 4 {
+			q := xp[i : i+4 : i+4]
+			s0 += float64(q[0])
+			s1 += float64(q[1])
+			s2 += float64(q[2])
+			s3 += float64(q[3])
+		}
+		for ; i < len(xp); i++ {
+			s0 += float64(xp[i])
+		}
+		y[pl] = T((s0 + s1 + s2 + s3) / float64(is))
+	}
+}
+
 // poolSpan is a border output column of a pooling window: its valid taps
 // [lo, hi) and the number inside the input and its explicit padding.
 type poolSpan struct{ ow, lo, hi, withPad int }

@@ -25,23 +25,5 @@ func maxPool3x3s2(x unsafe.Pointer, ldx, sx uintptr, y unsafe.Pointer, ldy uintp
 }
 
 // GlobalAvgPool sets y[p] to the mean of x[p·is : (p+1)·is] for each of
-// the planes: four float64 partial sums (a loop trip per element cost more
-// than the additions in wasm), then one division.
-func GlobalAvgPool(x, y []float32, planes, is int) {
-	for pl := 0; pl < planes; pl++ {
-		xp := x[pl*is : (pl+1)*is]
-		var s0, s1, s2, s3 float64
-		i := 0
-		for ; i+4 <= len(xp); i += 4 {
-			q := xp[i : i+4 : i+4]
-			s0 += float64(q[0])
-			s1 += float64(q[1])
-			s2 += float64(q[2])
-			s3 += float64(q[3])
-		}
-		for ; i < len(xp); i++ {
-			s0 += float64(xp[i])
-		}
-		y[pl] = float32((s0 + s1 + s2 + s3) / float64(is))
-	}
-}
+// the planes (PlaneMeans).
+func GlobalAvgPool(x, y []float32, planes, is int) { PlaneMeans(x, y, planes, is) }

@@ -301,6 +301,10 @@ func buildGlobalPool(kind poolKind) op.Builder {
 				}
 				globalPool(xd, y.F32(), planes, is, kind, p)
 			case []float64:
+				if kind == poolAvg {
+					kernels.PlaneMeans(xd, y.F64(), planes, is)
+					break
+				}
 				globalPool(xd, y.F64(), planes, is, kind, p)
 			default:
 				return nil, op.Errorf("global pooling does not support %s", x.DType())
@@ -322,23 +326,6 @@ func globalPool[T kernels.Float](x, y []T, planes, is int, kind poolKind, p floa
 				}
 			}
 			y[pl] = m
-		case poolAvg:
-			// float64 here (float32 takes kernels.GlobalAvgPool); four
-			// partial sums, as a loop trip per element costs more than the
-			// additions in wasm.
-			var s0, s1, s2, s3 float64
-			i := 0
-			for ; i+4 <= len(xp); i += 4 {
-				q := xp[i : i+4 : i+4]
-				s0 += float64(q[0])
-				s1 += float64(q[1])
-				s2 += float64(q[2])
-				s3 += float64(q[3])
-			}
-			for ; i < len(xp); i++ {
-				s0 += float64(xp[i])
-			}
-			y[pl] = T((s0 + s1 + s2 + s3) / float64(is))
 		case poolLp:
 			var s float64
 			for _, v := range xp {
