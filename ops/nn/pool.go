@@ -314,6 +314,8 @@ func buildGlobalPool(kind poolKind) op.Builder {
 	}
 }
 
+// globalPool is GlobalMaxPool (NaN wins) and GlobalLpPool over planes of is
+// elements (GlobalAveragePool takes kernels.PlaneMeans or GlobalAvgPool).
 func globalPool[T kernels.Float](x, y []T, planes, is int, kind poolKind, p float64) {
 	for pl := 0; pl < planes; pl++ {
 		xp := x[pl*is : (pl+1)*is]
