@@ -39,10 +39,7 @@ TEXT ·expSubSum4(SB), NOSPLIT, $0-48
 	MOVD s+8(FP), R0
 	MOVD n+16(FP), R2
 	MOVD table+32(FP), R3
-	Get R2
-	I64Const $4
-	I64Shl
-	Set R2
+	SHLI(R2, 4)
 	MOVD mbits+24(FP), R4
 	Get R4
 	I32WrapI64
@@ -97,10 +94,7 @@ TEXT ·erf4s(SB), NOSPLIT, $0-32
 	MOVD s+8(FP), R0
 	MOVD n+16(FP), R2
 	MOVD table+24(FP), R3
-	Get R2
-	I64Const $4
-	I64Shl
-	Set R2
+	SHLI(R2, 4)
 
 	Block
 	Loop
@@ -194,10 +188,7 @@ TEXT ·scale4(SB), NOSPLIT, $0-24
 	I32WrapI64
 	I32x4Splat
 	Set V0
-	Get R1
-	I64Const $4
-	I64Shl
-	Set R1
+	SHLI(R1, 4)
 	Block
 	Loop
 		BREAKZ(R1)

@@ -108,10 +108,7 @@ TEXT ·dot4Asm(SB), NOSPLIT, $0-56
 	MOVD b3+32(FP), R4
 	MOVD k4+40(FP), R6
 	MOVD out+48(FP), R7
-	Get R6
-	I64Const $2
-	I64Shl
-	Set R6
+	SHLI(R6, 2)
 	I32Const $0
 	I32x4Splat
 	Tee V0

@@ -6,6 +6,10 @@
 #define ADDI(reg, n) Get reg; I64Const $n; I64Add; Set reg
 #define SUBI(reg, n) Get reg; I64Const $n; I64Sub; Set reg
 
+// SHLI shifts the i64 local reg left by n bits (a count of floats or
+// vectors into bytes).
+#define SHLI(reg, n) Get reg; I64Const $n; I64Shl; Set reg
+
 // BREAKZ leaves a Block … Loop pair (from the Loop's body) when reg is 0.
 #define BREAKZ(reg) Get reg; I64Eqz; BrIf $1
 

@@ -147,10 +147,7 @@ TEXT ·sigmoid4s(SB), NOSPLIT, $0-32
 	MOVD src+8(FP), R0
 	MOVD n+16(FP), R2
 	MOVD table+24(FP), R3
-	Get R2
-	I64Const $4
-	I64Shl
-	Set R2
+	SHLI(R2, 4)
 	LOOP4(SIGMOID)
 	RET
 
@@ -160,9 +157,6 @@ TEXT ·tanh4s(SB), NOSPLIT, $0-32
 	MOVD src+8(FP), R0
 	MOVD n+16(FP), R2
 	MOVD table+24(FP), R3
-	Get R2
-	I64Const $4
-	I64Shl
-	Set R2
+	SHLI(R2, 4)
 	LOOP4(TANH)
 	RET
