@@ -144,17 +144,6 @@ func deinterleave2(e, o, s []float32) {
 //go:noescape
 func deinterleave4(e, o, s unsafe.Pointer, n int, lanes unsafe.Pointer)
 
-// evenOddLanes are i8x16.swizzle indices (0x80: a zero byte) that split
-// two vectors' lanes into even and odd ones: lanes 0 and 2 of the first
-// into lanes 0 and 1, of the second into 2 and 3; then lanes 1 and 3
-// likewise (deinterleave4, winoColsRun).
-var evenOddLanes = [64]byte{
-	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
-	4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 12, 13, 14, 15,
-}
-
 // copyRow is copy(d, s) for a padded row, four floats at a time: rows are
 // often only a few floats long, where the call to memmove costs more.
 func copyRow(d, s []float32) {

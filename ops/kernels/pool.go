@@ -189,7 +189,7 @@ func (mp *maxPlane) interior3x3s2(x, y []float32, oh int) int {
 	_ = mp.col[:cap(mp.col)][2*n+1]
 	done := maxPool3x3s2(unsafe.Pointer(&x[ih0*W+iw0]), uintptr(W)*4, uintptr(sh*W)*4,
 		unsafe.Pointer(&y[oh*OW+mp.lo]), uintptr(OW)*4, rows, n,
-		unsafe.Pointer(unsafe.SliceData(mp.col)), unsafe.Pointer(&evenLanes))
+		unsafe.Pointer(unsafe.SliceData(mp.col)), unsafe.Pointer(&evenOddLanes))
 	for _, c := range mp.spans {
 		for r := oh; r < oh+done; r++ {
 			best := float32(math.Inf(-1))
@@ -211,12 +211,15 @@ func (mp *maxPlane) interior3x3s2(x, y []float32, oh int) int {
 	return done
 }
 
-// evenLanes are the i8x16.swizzle indices with which maxPool3x3s2 gathers
-// lanes 0 and 2 of one vector into lanes 0 and 1 of the result, and of
-// another into lanes 2 and 3 (an index of 0x80 gives a zero byte).
-var evenLanes = [32]byte{
+// evenOddLanes are i8x16.swizzle indices (0x80: a zero byte) that split
+// two vectors' lanes into even and odd ones: lanes 0 and 2 of the first
+// into lanes 0 and 1, of the second into 2 and 3; then lanes 1 and 3
+// likewise (maxPool3x3s2 uses the even half; deinterleave4, winoColsRun).
+var evenOddLanes = [64]byte{
 	0, 1, 2, 3, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 8, 9, 10, 11,
+	4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 4, 5, 6, 7, 12, 13, 14, 15,
 }
 
 // maxWindowStrided sets y[i] to the scan of x[i·sw + kw·dw] over kw < KW

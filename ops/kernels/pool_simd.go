@@ -22,7 +22,7 @@ const vecPool3x3s2 = true
 // (pool_wasm.s), of a 3×3, stride-2, unit-dilation MaxPool whose windows
 // all lie inside the input: output row r, column j is the maximum of the
 // nine taps x + r·sx + kh·ldx + (2j+kw)·4 (strides in bytes), written at
-// y + r·ldy + 4j. col is scratch of 2n+2 floats, lanes evenLanes. It stops
+// y + r·ldy + 4j. col is scratch of 2n+2 floats, lanes evenOddLanes. It stops
 // before a row whose first kernel row holds a NaN (there the column-first
 // scan would drop the taps below it) and returns the rows it did.
 //
