@@ -84,7 +84,8 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 
 // sigmoid4s and tanh4s (see simd.go's SigmoidTo and TanhTo): the gates'
 // activations over whole vectors, in the operations and order of clamp4,
-// expNeg4 and tanh4, with actK's constants loaded from the table (C).
+// tanh4 and the e⁻ˣ below (sigmoid32's, bit for bit), with actK's
+// constants loaded from the table (C).
 //
 // Locals: R0 src, R1 dst, R2 bytes left, R3 the table; V0 x, V1 t,
 // V2 n, V3 u, V4 x² (tanh).
@@ -96,7 +97,17 @@ TEXT ·gemv16Asm(SB), NOSPLIT, $0-40
 	C(lo); Get V0; Get V0; C(lo); F32x4Lt; V128Bitselect; Set V0; \
 	C(hi); Get V0; Get V0; C(hi); F32x4Gt; V128Bitselect; Set V0
 
-// SIGMOID sets V0 to 1 / (1 + expNeg4(clamp4(V0))).
+// SIGMOID sets V0 to 1 / (1 + e⁻ˣ) for x = clamp4(V0, -expHi, -expLo).
+// e⁻ˣ is exp32's sequence of operations on -x with the sign carried
+// through them instead of a negation (three x64 instructions in V8):
+// rounding to nearest is symmetric, RN(-a) = -RN(a), so u below is exactly
+// -r of exp32, and each step on r is the step on u with the sign folded in
+// (r·c + d = d - u·c). t = -x·log2e + 1.5·2²³ + 127 rounds -x·log2e to the
+// integer n (half to even) in its low mantissa bits, which hold n + 127
+// (in [1, 254] after the clamp) over bits that a shift by 23 drops: 2ⁿ's
+// bits without a conversion to integers. In order: t = magic - x·log2e,
+// n = t - magic, u = (x + n·C1) + n·C2, p = P1 - u·P0, then p = Pi - p·u
+// for P2…P5, p = (p·u² - u) + 1, e⁻ˣ = p · (t << 23).
 #define SIGMOID \
 	CLAMP(14, 15); \
 	C(25); Get V0; C(16); F32x4Mul; F32x4Sub; Set V1; \

@@ -194,30 +194,6 @@ func tanh4(x f32x4) f32x4 {
 // tanhC4 clamps x for tanh4.
 func tanhC4(x f32x4) f32x4 { return clamp4(x, k4(kNegTanhClamp), k4(kTanhClamp)) }
 
-// expNeg4 is exp32(-x) on four lanes (sigmoid32's e⁻ˣ) for x clamped to
-// [-expHi, -expLo] (by the caller, as for tanh4). It is exp32's sequence of
-// operations on -x with the sign carried through them instead of a
-// negation (three x64 instructions in V8): rounding to nearest is
-// symmetric, RN(-a) = -RN(a), so u below is exactly -r of exp32, and each
-// step on r is the step on u with the sign folded in (r·c + d = d - u·c).
-func expNeg4(x f32x4) f32x4 {
-	// t = -x·log2e + 1.5·2²³ + 127 rounds -x·log2e to the integer n (half
-	// to even) in its low mantissa bits, which hold n + 127 (in [1, 254]
-	// after the clamp) over bits that a shift by 23 drops: 2ⁿ's bits without
-	// a conversion to integers (V8's saturating one is several instructions).
-	t := k4(kExpMagic).Sub(x.Mul(k4(kExpLog2e)))
-	n := t.Sub(k4(kExpMagic))
-	u := x.Add(n.Mul(k4(kExpC1))).Add(n.Mul(k4(kExpC2)))
-	p := k4(kExpP1).Sub(u.Mul(k4(kExpP0)))
-	p = k4(kExpP2).Sub(p.Mul(u))
-	p = k4(kExpP3).Sub(p.Mul(u))
-	p = k4(kExpP4).Sub(p.Mul(u))
-	p = k4(kExpP5).Sub(p.Mul(u))
-	p = p.Mul(u.Mul(u)).Sub(u).Add(k4(kOne))
-	scale := t.ToBits().ShiftAllLeft(23).BitsToFloat32()
-	return p.Mul(scale)
-}
-
 // LSTMGates finishes an LSTM step: g holds the pre-activations of the gates
 // i, o, f, c (H values each, without peepholes), c the cell state, updated
 // in place, h the new hidden state (set, not read: the steps pass Y's row
@@ -331,8 +307,8 @@ func SigmoidTo(dst, src []float32) {
 }
 
 // sigmoid4s and tanh4s are SigmoidTo's and TanhTo's loops over n vectors,
-// in WebAssembly (gemv_wasm.s), with the operations of clamp4, expNeg4 and
-// tanh4 in their order; table is actK.
+// in WebAssembly (gemv_wasm.s), with the operations of clamp4 and tanh4 and
+// the sigmoid's e⁻ˣ described there, in their order; table is actK.
 //
 //go:noescape
 func sigmoid4s(dst, src unsafe.Pointer, n int, table unsafe.Pointer)
