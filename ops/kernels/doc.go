@@ -17,12 +17,16 @@
 //     convolution; convtranspose.go: GEMM plus a segmented col2im.
 //   - pool.go: 2-D MaxPool and AveragePool planes.
 //
-// The register-level code comes in two builds: sgemm_simd.go (WebAssembly
-// with GOEXPERIMENT=simd: Float32x4 from simd/archsimd, unsafe loads checked
-// once per call) and sgemm_scalar.go (every other build). Both compute the
-// same sums in the same order, and every activation reproduces the float32
-// semantics of the matching operator in ops/elementwise bit for bit, so a
-// fused epilogue equals the separate ops. The float64 paths (Dgemm, Im2col,
+// The register-level code comes in two builds: the *_simd.go files
+// (WebAssembly with GOEXPERIMENT=simd: Float32x4 from simd/archsimd, unsafe
+// loads checked once per call) with their hottest loops in the *_wasm.s
+// files (Go's wasm assembler: the GEMM sweep and A packing, GEMV, the
+// stride-2 3×3 MaxPool, GlobalAveragePool, the Winograd transforms' vector
+// passes, stride-2 plane splits and im2col gathers; macros in
+// ops/internal/wasmasm), and the *_scalar.go files (every other build).
+// Both compute the same sums in the same order, and every activation
+// reproduces the float32 semantics of the matching operator in
+// ops/elementwise bit for bit, so a fused epilogue equals the separate ops. The float64 paths (Dgemm, Im2col,
 // Col2im) serve double-precision models and the exact integer kernels.
 package kernels
 
