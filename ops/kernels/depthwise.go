@@ -76,7 +76,16 @@ func (l *dwLayout) pad(x, buf []float32) {
 		pairs = max(0, min(W/2, l.wq-(pw+1)/2))
 	}
 	// Padded rows r = ih + ph of the input rows that some output reads.
-	for ih := max(0, -ph); ih < min(H, l.hp-ph); ih++ {
+	ihLo, ihHi := max(0, -ph), min(H, l.hp-ph)
+	if sw == 1 && vecCopyRows && chi-clo >= 4 && ihLo < ihHi {
+		// Every row's run at once: the rows' extents, checked.
+		_ = x[(ihHi-1)*W+chi-1-pw]
+		_ = buf[(ihHi-1+ph)*l.rowLen+chi-1]
+		copyRows(unsafe.Pointer(&buf[(ihLo+ph)*l.rowLen+clo]), unsafe.Pointer(&x[ihLo*W+clo-pw]), ihHi-ihLo, chi-clo,
+			uintptr(l.rowLen)*4, uintptr(W)*4)
+		return
+	}
+	for ih := ihLo; ih < ihHi; ih++ {
 		src := x[ih*W : (ih+1)*W]
 		dst := buf[(ih+ph)*l.rowLen : (ih+ph+1)*l.rowLen]
 		switch {

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // dwRows9 is dwRows for a 3×3 kernel.
 func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
 	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
@@ -19,6 +21,13 @@ func deinterleave2(e, o, s []float32) {
 	for j := range e {
 		e[j], o[j] = s[2*j], s[2*j+1]
 	}
+}
+
+// vecCopyRows reports that copyRows exists: not in this build.
+const vecCopyRows = false
+
+func copyRows(dst, src unsafe.Pointer, rows, n int, dstride, sstride uintptr) {
+	panic("kernels: copyRows is in the SIMD build only")
 }
 
 // copyRow is copy(d, s) for a padded row.

@@ -144,6 +144,15 @@ func deinterleave2(e, o, s []float32) {
 //go:noescape
 func deinterleave4(e, o, s unsafe.Pointer, n int, lanes unsafe.Pointer)
 
+// copyRows copies rows rows of n ≥ 4 floats, src's sstride and dst's
+// dstride bytes apart, in WebAssembly (pack_wasm.s).
+//
+//go:noescape
+func copyRows(dst, src unsafe.Pointer, rows, n int, dstride, sstride uintptr)
+
+// vecCopyRows reports that copyRows exists.
+const vecCopyRows = true
+
 // copyRow is copy(d, s) for a padded row, four floats at a time: rows are
 // often only a few floats long, where the call to memmove costs more.
 func copyRow(d, s []float32) {
