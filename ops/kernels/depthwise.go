@@ -132,8 +132,9 @@ func gather(d, s []float32, stride int) {
 // conv computes one output plane y (Out) of a convolution whose group has a
 // single input channel: x (In) correlated with the taps w (Kernel), plus
 // bias. buf holds x padded (l.size floats; filled when fill is set, since a
-// group with several output channels pads once).
-func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
+// group with several output channels pads once). With relu set, a row
+// kernel may apply Relu too; conv reports whether it did.
+func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32, relu bool) bool {
 	g := l.g
 	if Pointwise(g) {
 		// A per-channel scale: the plane is one long row.
@@ -142,7 +143,7 @@ func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
 		for i := range y {
 			y[i] += bias
 		}
-		return
+		return false
 	}
 	if fill {
 		l.pad(x, buf)
@@ -154,12 +155,13 @@ func (l *dwLayout) conv(x, w, y, buf []float32, fill bool, bias float32) {
 	_ = w[len(l.offs)-1]
 	switch {
 	case len(l.offs) == 9:
-		dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w), bias)
+		return dwRows9(y, buf, OH, OW, l.rowStep, (*[9]int)(l.offs), (*[9]float32)(w), bias, relu)
 	case len(l.offs) == 25 && g.Kernel[1] == 5:
 		dwRows25(y, buf, OH, OW, l.rowStep, (*[25]int)(l.offs), (*[25]float32)(w), bias)
 	default:
 		dwRows(y, buf, OH, OW, l.rowStep, l.offs, w[:len(l.offs)], bias)
 	}
+	return false
 }
 
 // dwRowsRef is the scalar definition of the row kernels: output (oh, ow) is
@@ -195,7 +197,11 @@ func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
 	// A checkpoint every few million multiply-adds.
 	every := max(1, (1<<22)/max(mg*os*ks, 1))
 	ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: cw.M * os}
+	// Relu without a residual may be applied by the row kernel (dwRows9);
+	// the pass over the output then takes it out, once every plane had it.
+	relu := a.Act == ActRelu && a.Residual == nil
 	for n := 0; n < a.N; n++ {
+		applied := relu
 		for gi := 0; gi < cw.Group; gi++ {
 			if a.Checkpoint != nil && gi%every == 0 {
 				if err := a.Checkpoint(); err != nil {
@@ -210,14 +216,20 @@ func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
 					bias = a.Bias[oc]
 				}
 				y := a.Y[(n*cw.M+oc)*os : (n*cw.M+oc+1)*os]
-				l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, m == 0, bias)
+				if !l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, m == 0, bias, relu) {
+					applied = false
+				}
 			}
 		}
 		if a.Residual != nil {
 			ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
 		}
-		if ep.active() {
-			ep.apply(a.Y[n*cw.M*os:(n+1)*cw.M*os], cw.M*os, 0, 1, 0, cw.M*os)
+		e := ep
+		if applied {
+			e.Act = ActNone
+		}
+		if e.active() {
+			e.apply(a.Y[n*cw.M*os:(n+1)*cw.M*os], cw.M*os, 0, 1, 0, cw.M*os)
 		}
 	}
 	return nil

@@ -4,9 +4,11 @@ package kernels
 
 import "unsafe"
 
-// dwRows9 is dwRows for a 3×3 kernel.
-func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
+// dwRows9 is dwRows for a 3×3 kernel; it leaves the Relu to the caller
+// (reports false).
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32, relu bool) bool {
 	dwRowsRef(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
+	return false
 }
 
 // dwRows computes the depthwise output plane y (OH×OW) from the padded plane

@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"math"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -15,8 +16,25 @@ import (
 // valid lanes stored (its extra lanes read the padded plane's overrun).
 
 // dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers
-// (each output's taps still added in (kh, kw) order).
-func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32) {
+// (each output's taps still added in (kh, kw) order); for rows of at least
+// four outputs dwRows9Asm computes the plane and applies Relu when relu is
+// set. It reports whether it applied Relu.
+func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32, relu bool) bool {
+	if kr := offs[3] - offs[0]; offs[6]-offs[3] == kr && kr > 0 && OW >= 4 {
+		// Kernel rows evenly apart (every layout's are): the whole plane
+		// in WebAssembly, with the Relu; two output rows at a time when
+		// they share input rows (unit stride and dilation down the rows).
+		flags := 0
+		if relu {
+			flags |= 1
+		}
+		if kr == rowStep {
+			flags |= 2
+		}
+		dwRows9Asm(unsafe.Pointer(&y[0]), unsafe.Pointer(&buf[offs[0]]), OH, OW, uintptr(kr)*4, uintptr(rowStep)*4,
+			uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4, unsafe.Pointer(wt), uint64(math.Float32bits(bias)), flags)
+		return relu
+	}
 	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
 	bv := archsimd.BroadcastFloat32x4(bias)
 	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
@@ -76,6 +94,7 @@ func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32
 			}
 		}
 	}
+	return false
 }
 
 // dwRows computes the depthwise output plane y (OH×OW) from the padded plane
@@ -143,6 +162,15 @@ func deinterleave2(e, o, s []float32) {
 //
 //go:noescape
 func deinterleave4(e, o, s unsafe.Pointer, n int, lanes unsafe.Pointer)
+
+// dwRows9Asm is dwRows9 over a whole plane whose kernel rows are kernelRow
+// bytes apart and whose output rows read inputs rowStep bytes apart (buf at
+// the first tap, a row's other taps d1 and d2 bytes on), in WebAssembly
+// (pack_wasm.s); wt holds the nine weights; flags 1 applies Relu, 2 says
+// kernelRow = rowStep.
+//
+//go:noescape
+func dwRows9Asm(y, buf unsafe.Pointer, OH, OW int, kernelRow, rowStep, d1, d2 uintptr, wt unsafe.Pointer, biasbits uint64, flags int)
 
 // copyRows copies rows rows of n ≥ 4 floats, src's sstride and dst's
 // dstride bytes apart, in WebAssembly (pack_wasm.s).

@@ -194,3 +194,123 @@ TEXT ·copyRows(SB), NOSPLIT, $0-48
 	End
 	End
 	RET
+
+// dwRows9Asm (see depthwise_simd.go's dwRows9): a 3×3 depthwise plane,
+// four outputs per vector, the last vector of a row overlapping those
+// before it; the nine weights and the bias in locals, each output's taps
+// summed in (kh, kw) order then the bias (dwRowsRef's order); Relu after
+// when flags has 1. When flags has 2 (the kernel rows are as far apart as
+// the output rows' inputs: unit stride and dilation down the rows), two
+// output rows per trip, which share two input rows; then the rest one at
+// a time. Go's loop held more vectors than its wasm backend keeps in
+// registers and went through the dispatch table per trip.
+//
+// Locals: R1 the row's first input (the kernel's first tap), R2 bytes
+// between kernel rows, R3 R4 the second and third taps' offsets, R5 the
+// output row, R6 bytes per output row, R7 the last vector's offset, R8 rows
+// left, R9 the column offset, R10 flags, R11 an input row, R14 bytes
+// between output rows' inputs; V0…V8 the weights, V9 the bias, V10 V11 the
+// two rows' sums, V12…V14 a row's three taps, V15 zero.
+
+#define LD(dst, off) Get R11; Get R9; I64Add; off; I32WrapI64; V128Load $0; Set dst
+#define NOOFF I64Const $0; I64Add
+#define LDROW LD(V12, NOOFF); LD(V13, Get R3; I64Add); LD(V14, Get R4; I64Add); Get R11; Get R2; I64Add; Set R11
+#define FIRST(acc, wa, wb, wc) Get wa; Get V12; F32x4Mul; Get wb; Get V13; F32x4Mul; F32x4Add; Get wc; Get V14; F32x4Mul; F32x4Add; Set acc
+#define MORE(acc, wa, wb, wc) Get acc; Get wa; Get V12; F32x4Mul; F32x4Add; Get wb; Get V13; F32x4Mul; F32x4Add; Get wc; Get V14; F32x4Mul; F32x4Add; Set acc
+#define DWBIAS(acc) Get acc; Get V9; F32x4Add; Set acc
+#define DWRELU(v) Get R10; I64Const $1; I64And; I32WrapI64; If; Get V15; Get v; Get v; Get V15; F32x4Lt; V128Bitselect; Set v; End
+#define SPLATW(v, off) Get R12; I32WrapI64; F32Load $off; F32x4Splat; Set v
+#define COLS(body) \
+	I64Const $0; Set R9; \
+	Block; Loop; \
+		Get R9; Get R7; I64GtU; If; Get R7; Set R9; End; \
+		Get R1; Set R11; \
+		body; \
+		Get R9; Get R7; I64Eq; BrIf $1; \
+		ADDI(R9, 16); \
+		Br $0; \
+	End; End
+
+// func dwRows9Asm(y, buf unsafe.Pointer, OH, OW int, kernelRow, rowStep, d1, d2 uintptr, wt unsafe.Pointer, biasbits uint64, flags int)
+TEXT ·dwRows9Asm(SB), NOSPLIT, $0-88
+	MOVD y+0(FP), R5
+	MOVD buf+8(FP), R1
+	MOVD OH+16(FP), R8
+	MOVD OW+24(FP), R6
+	MOVD kernelRow+32(FP), R2
+	MOVD rowStep+40(FP), R14
+	MOVD d1+48(FP), R3
+	MOVD d2+56(FP), R4
+	MOVD wt+64(FP), R12
+	MOVD biasbits+72(FP), R13
+	MOVD flags+80(FP), R10
+	SPLATW(V0, 0)
+	SPLATW(V1, 4)
+	SPLATW(V2, 8)
+	SPLATW(V3, 12)
+	SPLATW(V4, 16)
+	SPLATW(V5, 20)
+	SPLATW(V6, 24)
+	SPLATW(V7, 28)
+	SPLATW(V8, 32)
+	Get R13
+	I32WrapI64
+	I32x4Splat
+	Set V9
+	I32Const $0
+	I32x4Splat
+	Set V15
+	SHLI(R6, 2)
+	Get R6
+	I64Const $16
+	I64Sub
+	Set R7
+
+	// Two output rows per trip (flags 2).
+	Block
+	Loop
+		Get R10
+		I64Const $2
+		I64And
+		I64Eqz
+		BrIf $1
+		Get R8
+		I64Const $2
+		I64LtS
+		BrIf $1
+		COLS(LDROW; FIRST(V10, V0, V1, V2); LDROW; MORE(V10, V3, V4, V5); FIRST(V11, V0, V1, V2); LDROW; MORE(V10, V6, V7, V8); DWBIAS(V10); MORE(V11, V3, V4, V5); LDROW; MORE(V11, V6, V7, V8); DWBIAS(V11); DWRELU(V10); DWRELU(V11); Get R5; Get R9; I64Add; I32WrapI64; Get V10; V128Store $0; Get R5; Get R6; I64Add; Get R9; I64Add; I32WrapI64; Get V11; V128Store $0)
+		Get R1
+		Get R14
+		I64Const $1
+		I64Shl
+		I64Add
+		Set R1
+		Get R5
+		Get R6
+		I64Const $1
+		I64Shl
+		I64Add
+		Set R5
+		SUBI(R8, 2)
+		Br $0
+	End
+	End
+
+	// The other rows one at a time.
+	Block
+	Loop
+		BREAKZ(R8)
+		COLS(LDROW; FIRST(V10, V0, V1, V2); LDROW; MORE(V10, V3, V4, V5); LDROW; MORE(V10, V6, V7, V8); DWBIAS(V10); DWRELU(V10); Get R5; Get R9; I64Add; I32WrapI64; Get V10; V128Store $0)
+		Get R1
+		Get R14
+		I64Add
+		Set R1
+		Get R5
+		Get R6
+		I64Add
+		Set R5
+		SUBI(R8, 1)
+		Br $0
+	End
+	End
+	RET
