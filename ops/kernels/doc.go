@@ -22,7 +22,8 @@
 // loads checked once per call) with their hottest loops in the *_wasm.s
 // files (Go's wasm assembler: the GEMM sweep and A packing, GEMV, the
 // stride-2 3×3 MaxPool, GlobalAveragePool, the Winograd transforms' vector
-// passes, stride-2 plane splits and im2col gathers; macros in
+// passes, the padded planes' row copies and stride-2 splits, the 3×3
+// depthwise rows and im2col gathers; macros in
 // ops/internal/wasmasm), and the *_scalar.go files (every other build).
 // Both compute the same sums in the same order, and every activation
 // reproduces the float32 semantics of the matching operator in
