@@ -212,9 +212,11 @@ TEXT ·copyRows(SB), NOSPLIT, $0-48
 // between output rows' inputs; V0…V8 the weights, V9 the bias, V10 V11 the
 // two rows' sums, V12…V14 a row's three taps, V15 zero.
 
-#define LD(dst, off) Get R11; Get R9; I64Add; off; I32WrapI64; V128Load $0; Set dst
-#define NOOFF I64Const $0; I64Add
-#define LDROW LD(V12, NOOFF); LD(V13, Get R3; I64Add); LD(V14, Get R4; I64Add); Get R11; Get R2; I64Add; Set R11
+// LDROW loads a row's three taps (at R11 + R9, + R3, + R4) and moves R11
+// to the next kernel row.
+#define LD0(dst) Get R11; Get R9; I64Add; I32WrapI64; V128Load $0; Set dst
+#define LDO(dst, off) Get R11; Get R9; I64Add; Get off; I64Add; I32WrapI64; V128Load $0; Set dst
+#define LDROW LD0(V12); LDO(V13, R3); LDO(V14, R4); Get R11; Get R2; I64Add; Set R11
 #define FIRST(acc, wa, wb, wc) Get wa; Get V12; F32x4Mul; Get wb; Get V13; F32x4Mul; F32x4Add; Get wc; Get V14; F32x4Mul; F32x4Add; Set acc
 #define MORE(acc, wa, wb, wc) Get acc; Get wa; Get V12; F32x4Mul; F32x4Add; Get wb; Get V13; F32x4Mul; F32x4Add; Get wc; Get V14; F32x4Mul; F32x4Add; Set acc
 #define DWBIAS(acc) Get acc; Get V9; F32x4Add; Set acc
