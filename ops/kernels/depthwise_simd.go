@@ -15,86 +15,29 @@ import (
 // not a multiple of four ends with a whole vector computed and only its
 // valid lanes stored (its extra lanes read the padded plane's overrun).
 
-// dwRows9 is dwRows for a 3×3 kernel, the nine weights held in registers
-// (each output's taps still added in (kh, kw) order); for rows of at least
-// four outputs dwRows9Asm computes the plane and applies Relu when relu is
-// set. It reports whether it applied Relu.
+// dwRows9 is dwRows for a 3×3 kernel: for rows of at least four outputs,
+// dwRows9Asm computes the plane with the nine weights in registers (each
+// output's taps still added in (kh, kw) order) and applies Relu when relu
+// is set; narrower planes take dwRows. It reports whether it applied Relu.
 func dwRows9(y, buf []float32, OH, OW, rowStep int, offs *[9]int, wt *[9]float32, bias float32, relu bool) bool {
-	if kr := offs[3] - offs[0]; offs[6]-offs[3] == kr && kr > 0 && OW >= 4 {
-		// Kernel rows evenly apart (every layout's are): the whole plane
-		// in WebAssembly, with the Relu; two output rows at a time when
-		// they share input rows (unit stride and dilation down the rows).
-		flags := 0
-		if relu {
-			flags |= 1
-		}
-		if kr == rowStep {
-			flags |= 2
-		}
-		dwRows9Asm(unsafe.Pointer(&y[0]), unsafe.Pointer(&buf[offs[0]]), OH, OW, uintptr(kr)*4, uintptr(rowStep)*4,
-			uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4, unsafe.Pointer(wt), uint64(math.Float32bits(bias)), flags)
-		return relu
+	if OW < 4 {
+		dwRows(y, buf, OH, OW, rowStep, offs[:], wt[:], bias)
+		return false
 	}
-	px, py := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(y))
-	bv := archsimd.BroadcastFloat32x4(bias)
-	w0, w1, w2 := archsimd.BroadcastFloat32x4(wt[0]), archsimd.BroadcastFloat32x4(wt[1]), archsimd.BroadcastFloat32x4(wt[2])
-	w3, w4, w5 := archsimd.BroadcastFloat32x4(wt[3]), archsimd.BroadcastFloat32x4(wt[4]), archsimd.BroadcastFloat32x4(wt[5])
-	w6, w7, w8 := archsimd.BroadcastFloat32x4(wt[6]), archsimd.BroadcastFloat32x4(wt[7]), archsimd.BroadcastFloat32x4(wt[8])
-	// Kernel rows start at e0, e1, e2; taps within a row at +d1, +d2.
-	e0, e1, e2 := uintptr(offs[0])*4, uintptr(offs[3])*4, uintptr(offs[6])*4
-	d1, d2 := uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4
-	full, end := uintptr(OW&^3)*4, uintptr(OW)*4
-	oh := 0
-	if e1-e0 == uintptr(rowStep)*4 && e2-e1 == e1-e0 {
-		// Unit stride and dilation down the rows: output rows oh and oh+1
-		// share two input rows, loaded once for both.
-		for ; oh+1 < OH; oh += 2 {
-			p0 := unsafe.Add(px, oh*rowStep*4+int(e0))
-			p1, p2, p3 := unsafe.Add(p0, e1-e0), unsafe.Add(p0, e2-e0), unsafe.Add(p0, 3*(e1-e0))
-			q := unsafe.Add(py, oh*OW*4)
-			for o := uintptr(0); o < end; o += 16 {
-				x0, x1, x2 := ld4(p0, o), ld4(p0, o+d1), ld4(p0, o+d2)
-				a := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
-				x0, x1, x2 = ld4(p1, o), ld4(p1, o+d1), ld4(p1, o+d2)
-				a = a.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
-				b := w0.Mul(x0).Add(w1.Mul(x1)).Add(w2.Mul(x2))
-				x0, x1, x2 = ld4(p2, o), ld4(p2, o+d1), ld4(p2, o+d2)
-				a = a.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
-				b = b.Add(w3.Mul(x0)).Add(w4.Mul(x1)).Add(w5.Mul(x2))
-				x0, x1, x2 = ld4(p3, o), ld4(p3, o+d1), ld4(p3, o+d2)
-				b = b.Add(w6.Mul(x0)).Add(w7.Mul(x1)).Add(w8.Mul(x2)).Add(bv)
-				if o < full {
-					st4(a, q, o)
-					st4(b, q, o+uintptr(OW)*4)
-				} else {
-					a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
-					b.StorePart(y[(oh+1)*OW+int(o/4) : (oh+2)*OW])
-				}
-			}
-		}
+	// Kernel rows are evenly apart (kh·dh padded rows); two output rows go
+	// at a time when they share input rows (unit stride and dilation down
+	// the rows).
+	kr := offs[3] - offs[0]
+	flags := 0
+	if relu {
+		flags |= 1
 	}
-	for ; oh < OH; oh++ {
-		p := unsafe.Add(px, oh*rowStep*4)
-		p0, p1, p2 := unsafe.Add(p, e0), unsafe.Add(p, e1), unsafe.Add(p, e2)
-		q := unsafe.Add(py, oh*OW*4)
-		for o := uintptr(0); o < end; o += 16 {
-			a := w0.Mul(ld4(p0, o))
-			a = a.Add(w1.Mul(ld4(p0, o+d1)))
-			a = a.Add(w2.Mul(ld4(p0, o+d2)))
-			a = a.Add(w3.Mul(ld4(p1, o)))
-			a = a.Add(w4.Mul(ld4(p1, o+d1)))
-			a = a.Add(w5.Mul(ld4(p1, o+d2)))
-			a = a.Add(w6.Mul(ld4(p2, o)))
-			a = a.Add(w7.Mul(ld4(p2, o+d1)))
-			a = a.Add(w8.Mul(ld4(p2, o+d2))).Add(bv)
-			if o < full {
-				st4(a, q, o)
-			} else {
-				a.StorePart(y[oh*OW+int(o/4) : (oh+1)*OW])
-			}
-		}
+	if kr == rowStep {
+		flags |= 2
 	}
-	return false
+	dwRows9Asm(unsafe.Pointer(&y[0]), unsafe.Pointer(&buf[offs[0]]), OH, OW, uintptr(kr)*4, uintptr(rowStep)*4,
+		uintptr(offs[1]-offs[0])*4, uintptr(offs[2]-offs[0])*4, unsafe.Pointer(wt), uint64(math.Float32bits(bias)), flags)
+	return relu
 }
 
 // dwRows computes the depthwise output plane y (OH×OW) from the padded plane
