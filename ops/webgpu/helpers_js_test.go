@@ -18,6 +18,7 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -128,6 +129,8 @@ func (g *graphModel) bytes() []byte {
 type result struct {
 	out        map[string]*tensor.Tensor
 	placements map[string]string // node name → device (and the reason when on the CPU)
+	steps      []*plan.Step
+	report     plan.Report
 }
 
 func runModel(g *graphModel, gpu bool) (*result, error) {
@@ -138,9 +141,16 @@ func runModel(g *graphModel, gpu bool) (*result, error) {
 	return runModelOn(g, a)
 }
 
-// runModelOn runs g with accelerator a (nil: the CPU).
+// runModelOn runs g with accelerator a (nil: the CPU), the plan's
+// rewrites off.
 func runModelOn(g *graphModel, a *webgpu.Accelerator) (*result, error) {
-	opts := &runtime.Options{Optimization: runtime.OptimizeDisabled}
+	return runModelAt(g, a, runtime.OptimizeDisabled)
+}
+
+// runModelAt runs g with accelerator a (nil: the CPU) at an optimisation
+// level.
+func runModelAt(g *graphModel, a *webgpu.Accelerator, level runtime.OptimizationLevel) (*result, error) {
+	opts := &runtime.Options{Optimization: level}
 	if a != nil {
 		opts.Accelerator = a
 	}
@@ -148,8 +158,9 @@ func runModelOn(g *graphModel, a *webgpu.Accelerator) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &result{out: map[string]*tensor.Tensor{}, placements: map[string]string{}}
+	r := &result{out: map[string]*tensor.Tensor{}, placements: map[string]string{}, report: s.Plan().Report}
 	for _, st := range s.Plan().Steps {
+		r.steps = append(r.steps, st)
 		r.placements[st.Node.Name] = string(st.Device)
 		if st.Reason != "" {
 			r.placements[st.Node.Name] += ": " + st.Reason

@@ -89,18 +89,20 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		return nil, "WebGPU runs ai.onnx ops only"
 	}
 	if f := n.Fused; f != nil {
-		switch {
-		case n.OpType == "Conv" || n.OpType == "BatchNormalization":
-		case (n.OpType == "ConvTranspose" || n.OpType == "MatMul" || n.OpType == "Gemm") && !f.Residual:
+		switch n.OpType {
+		case "Conv", "BatchNormalization", "ConvTranspose", "MatMul", "Gemm":
 		default:
 			return nil, "fused epilogue on " + n.OpType
 		}
 	}
+	if reason := checkContract(n); reason != "" {
+		return nil, reason
+	}
 	data := []int{0}
 	switch n.OpType {
-	case "Add", "Sub", "Mul", "Div", "MatMul":
+	case "Add", "Sub", "Mul", "Div":
 		data = []int{0, 1}
-	case "Gemm":
+	case "Gemm", "MatMul":
 		data = []int{0, 1, 2}
 	case "BatchNormalization":
 		data = []int{0, 1, 2, 3, 4}
@@ -470,8 +472,18 @@ func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 		if s.hasC && len(in[2].Shape) > 2 {
 			return nil, "Gemm C of rank > 2"
 		}
-	} else if ra < 2 || rb < 2 {
-		return nil, "MatMul with a 1-D operand"
+	} else {
+		if ra < 2 || rb < 2 {
+			return nil, "MatMul with a 1-D operand"
+		}
+		// The bias the plan fuses into an N-D MatMul (runtime/plan/matmulbias.go):
+		// N values along the last axis, added as Gemm's C with β = 1.
+		if n.HasInput(2) {
+			if !lastAxisVector(in[2].Shape) {
+				return nil, "MatMul bias that is not one value per output column"
+			}
+			s.hasC, s.gBeta = true, 1
+		}
 	}
 	s.rank = max(ra, rb) - 2
 	if s.rank > maxBatchRank {
@@ -564,6 +576,12 @@ func reshape(x []int, target []int64, allowZero bool) ([]int, error) {
 		return nil, fmt.Errorf("cannot reshape %v to %v", x, target)
 	}
 	return out, nil
+}
+
+// lastAxisVector reports whether a shape of known rank ≥ 1 has 1 in every
+// dim but the last ([N], [1, N], [1, 1, N]…).
+func lastAxisVector(d []graph.Dim) bool {
+	return len(d) > 0 && allOnes(d[:len(d)-1])
 }
 
 func allOnes(d []graph.Dim) bool {
