@@ -354,7 +354,7 @@ func buildGemm(n *op.Node) (any, error) {
 			cbeta := float32(0)
 			switch {
 			case cs == nil:
-			case beta == 1 && C.Len() == nn && (len(cs) == 1 || cs[0] == 1) && nn > 1:
+			case beta == 1 && C.Len() == nn && (len(cs) == 1 || len(cs) == 2 && cs[0] == 1) && nn > 1: // not a scalar C (cs = [])
 				ep.ColBias = C.F32() // the usual fully connected bias
 			case beta == 1 && len(cs) == 2 && cs[0] == m && cs[1] == 1 && m > 1:
 				ep.RowBias = C.F32()

@@ -8,71 +8,74 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// TestGemmOp covers every transpose combination, odd sizes, and each way C
-// can broadcast, against a triple loop.
+// TestGemmOp covers every transpose combination, odd sizes (N = 1 too),
+// each way C can broadcast, and β = 1 (the bias fast paths) or not, against
+// a triple loop.
 func TestGemmOp(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
-	for _, sz := range [][3]int{{1, 1, 1}, {7, 13, 5}, {65, 33, 129}} {
+	for _, sz := range [][3]int{{1, 1, 1}, {6, 1, 11}, {7, 13, 5}, {65, 33, 129}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, ta := range []int{0, 1} {
-			for _, tb := range []int{0, 1} {
-				for _, cshape := range [][]int{nil, {}, {n}, {m, 1}, {1, n}, {m, n}} {
-					t.Run(fmt.Sprint(sz, ta, tb, cshape), func(t *testing.T) {
-						as, bs := []int{m, k}, []int{k, n}
-						if ta == 1 {
-							as = []int{k, m}
-						}
-						if tb == 1 {
-							bs = []int{n, k}
-						}
-						A, B := randT(r, as...), randT(r, bs...)
-						in := []*tensor.Tensor{A, B}
-						var C *tensor.Tensor
-						if cshape != nil {
-							C = randT(r, cshape...)
-							in = append(in, C)
-						}
-						alpha, beta := float32(0.5), float32(-2)
-						want := make([]float32, m*n)
-						for i := 0; i < m; i++ {
-							for j := 0; j < n; j++ {
-								var s float32
-								for p := 0; p < k; p++ {
-									av, bv := A.F32()[i*k+p], B.F32()[p*n+j]
-									if ta == 1 {
-										av = A.F32()[p*m+i]
-									}
-									if tb == 1 {
-										bv = B.F32()[j*k+p]
-									}
-									s += av * bv
-								}
-								v := alpha * s
-								if C != nil {
-									ci := 0
-									switch len(cshape) {
-									case 1:
-										ci = j
-									case 2:
-										if cshape[0] == m {
-											ci += i * cshape[1]
-										}
-										if cshape[1] == n {
-											ci += j
-										}
-									}
-									v += beta * C.F32()[ci]
-								}
-								want[i*n+j] = v
+			for _, beta := range []float32{-2, 1} {
+				for _, tb := range []int{0, 1} {
+					for _, cshape := range [][]int{nil, {}, {n}, {m, 1}, {1, n}, {m, n}} {
+						t.Run(fmt.Sprint(sz, ta, tb, cshape, beta), func(t *testing.T) {
+							as, bs := []int{m, k}, []int{k, n}
+							if ta == 1 {
+								as = []int{k, m}
 							}
-						}
-						opset := 13
-						if C == nil {
-							opset = 11
-						}
-						got := runOp(t, "Gemm", opset, attrs{"transA": ta, "transB": tb, "alpha": alpha, "beta": beta}, 1, in...)[0]
-						assertClose(t, got, []int{m, n}, want, 1e-5)
-					})
+							if tb == 1 {
+								bs = []int{n, k}
+							}
+							A, B := randT(r, as...), randT(r, bs...)
+							in := []*tensor.Tensor{A, B}
+							var C *tensor.Tensor
+							if cshape != nil {
+								C = randT(r, cshape...)
+								in = append(in, C)
+							}
+							alpha := float32(0.5)
+							want := make([]float32, m*n)
+							for i := 0; i < m; i++ {
+								for j := 0; j < n; j++ {
+									var s float32
+									for p := 0; p < k; p++ {
+										av, bv := A.F32()[i*k+p], B.F32()[p*n+j]
+										if ta == 1 {
+											av = A.F32()[p*m+i]
+										}
+										if tb == 1 {
+											bv = B.F32()[j*k+p]
+										}
+										s += av * bv
+									}
+									v := alpha * s
+									if C != nil {
+										ci := 0
+										switch len(cshape) {
+										case 1:
+											ci = j
+										case 2:
+											if cshape[0] == m {
+												ci += i * cshape[1]
+											}
+											if cshape[1] == n {
+												ci += j
+											}
+										}
+										v += beta * C.F32()[ci]
+									}
+									want[i*n+j] = v
+								}
+							}
+							opset := 13
+							if C == nil {
+								opset = 11
+							}
+							got := runOp(t, "Gemm", opset, attrs{"transA": ta, "transB": tb, "alpha": alpha, "beta": beta}, 1, in...)[0]
+							assertClose(t, got, []int{m, n}, want, 1e-5)
+						})
+					}
 				}
 			}
 		}

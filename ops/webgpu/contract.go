@@ -55,8 +55,8 @@ var contracts = map[string]contract{
 	"Reshape":            {inputs: 2, attrs: []string{"allowzero"}},
 	"BatchNormalization": {inputs: 5, attrs: []string{"epsilon", "momentum", "training_mode"}, residual: true}, // momentum only updates running statistics, which inference does not output
 	"Softmax":            {inputs: 1, attrs: []string{"axis"}},
-	"MatMul":             {inputs: 3}, // the third is the bias the plan fuses (runtime/plan/matmulbias.go)
-	"Gemm":               {inputs: 3, attrs: []string{"alpha", "beta", "transA", "transB"}},
+	"MatMul":             {inputs: 3, residual: true}, // the third is the bias the plan fuses (runtime/plan/matmulbias.go)
+	"Gemm":               {inputs: 3, attrs: []string{"alpha", "beta", "transA", "transB"}, residual: true},
 	"Sum":                {inputs: -1},
 	"Add":                {inputs: 2},
 	"Sub":                {inputs: 2},

@@ -104,6 +104,9 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		data = []int{0, 1}
 	case "Gemm", "MatMul":
 		data = []int{0, 1, 2}
+		if n.Fused != nil && n.Fused.Residual {
+			data = append(data, len(n.Inputs)-1)
+		}
 	case "BatchNormalization":
 		data = []int{0, 1, 2, 3, 4}
 		if n.Fused != nil && n.Fused.Residual {
@@ -354,7 +357,7 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 		// matrix product W·X[n] (bias as Gemm's C, the activation fused).
 		if ws := in[1].Shape; err == nil && w.group == 1 && !s.residual && len(ws) > 2 && allOnes(ws[2:]) {
 			s.tiledKey = fmt.Sprintf("tiled/b1/%s/c=true", s.act)
-			s.tiledSrc, err = matmulTiledWGSL(1, s.act, true)
+			s.tiledSrc, err = matmulTiledWGSL(1, s.act, true, false)
 		}
 	}
 	if err != nil {
@@ -455,7 +458,7 @@ const maxBatchRank = 4
 func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 	s := &spec{kind: kMatMul, gAlpha: 1}
 	if f := n.Fused; f != nil {
-		s.act, s.alpha, s.beta = f.Activation, f.Alpha, f.Beta
+		s.act, s.alpha, s.beta, s.residual = f.Activation, f.Alpha, f.Beta, f.Residual
 	}
 	ra, rb := len(in[0].Shape), len(in[1].Shape)
 	if n.OpType == "Gemm" {
@@ -489,15 +492,15 @@ func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 	if s.rank > maxBatchRank {
 		return nil, fmt.Sprintf("MatMul with %d batch dims (WebGPU handles %d)", s.rank, maxBatchRank)
 	}
-	src, err := matmulWGSL(s.rank, s.act, s.hasC)
+	src, err := matmulWGSL(s.rank, s.act, s.hasC, s.residual)
 	if err == nil {
-		s.tiledSrc, err = matmulTiledWGSL(s.rank, s.act, s.hasC)
+		s.tiledSrc, err = matmulTiledWGSL(s.rank, s.act, s.hasC, s.residual)
 	}
 	if err != nil {
 		return nil, err.Error()
 	}
 	s.src = src
-	s.key = fmt.Sprintf("matmul/b%d/%s/c=%v", s.rank, s.act, s.hasC)
+	s.key = fmt.Sprintf("matmul/b%d/%s/c=%v/res=%v", s.rank, s.act, s.hasC, s.residual)
 	s.tiledKey = "tiled/" + s.key[len("matmul/"):]
 	return s, ""
 }

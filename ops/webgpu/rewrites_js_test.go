@@ -54,8 +54,7 @@ var rewriteCases = []rewriteCase{
 				node("MatMul", []string{"x", "w"}, []string{"xw"}).node("Add", []string{"xw", "b"}, []string{"z"}).
 				node("HardSigmoid", []string{"z"}, []string{"y"}, aFloat("alpha", 0.3), aFloat("beta", 0.4)).output("y")
 		}},
-	{name: "a residual Add into a MatMul with a bias (declined: the MatMul kernel has no residual)", report: "fused into MatMul",
-		cpu: []string{"MatMul"}, declined: "fused residual on MatMul",
+	{name: "a bias and a residual Add into a MatMul", report: "fused into MatMul", gpu: []string{"MatMul"},
 		model: func(r *rng) *graphModel {
 			return newModel(17).feed("x", r.tensor(1, 4, 6)).feed("res", r.tensor(1, 4, 6)).init("w", r.tensor(6, 6)).init("b", r.tensor(6)).
 				node("MatMul", []string{"x", "w"}, []string{"xw"}).node("Add", []string{"xw", "b"}, []string{"z"}).
@@ -65,6 +64,12 @@ var rewriteCases = []rewriteCase{
 		model: func(r *rng) *graphModel {
 			return newModel(17).feed("x", r.tensor(5, 8)).init("w", r.tensor(8, 3)).init("b", r.tensor(3)).
 				node("MatMul", []string{"x", "w"}, []string{"xw"}).node("Add", []string{"xw", "b"}, []string{"y"}).output("y")
+		}},
+	{name: "a residual Add into a Gemm", report: "fused into Gemm", gpu: []string{"Gemm"},
+		model: func(r *rng) *graphModel {
+			return newModel(17).feed("x", r.tensor(4, 6)).feed("res", r.tensor(4, 5)).init("w", r.tensor(6, 5)).init("c", r.tensor(5)).
+				node("Gemm", []string{"x", "w", "c"}, []string{"z"}, aFloat("beta", 0.5)).
+				node("Add", []string{"res", "z"}, []string{"y"}).output("y")
 		}},
 	{name: "an activation into a Gemm", report: "fused into Gemm", gpu: []string{"Gemm"},
 		model: func(r *rng) *graphModel {

@@ -686,6 +686,16 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 		bufs = append(bufs, cb)
 	}
 	ys := append(batch, m, n)
+	if s.residual {
+		rb, rs, err := r.input(vs, len(vs)-1)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(rs, ys) {
+			return nil, errs.New(errs.Runtime, "%s's fused residual %v does not have the output's shape %v", r.k.n.OpType, rs, ys)
+		}
+		bufs = append(bufs, rb)
+	}
 	y, err := r.output(ys)
 	if err != nil {
 		return nil, err

@@ -408,8 +408,10 @@ const softmaxWGSL = `struct U { total: u32, n: u32, inner: u32 }
 
 // matmulParts returns what matmulWGSL and matmulTiledWGSL share: the
 // uniform struct, bindings and act function (head), the unrolled batch
-// indexing of ia and ib from t (idx) and Gemm's C term (cterm).
-func matmulParts(batch int, act op.Activation, hasC bool) (head, idx, cterm string, err error) {
+// indexing of ia and ib from t (idx) and the terms added to the product
+// (cterm): Gemm's C (or MatMul's fused bias), then the fused residual, read
+// at the output index o that each kernel defines.
+func matmulParts(batch int, act op.Activation, hasC, residual bool) (head, idx, cterm string, err error) {
 	af, err := actFn(act)
 	if err != nil {
 		return "", "", "", err
@@ -421,11 +423,18 @@ func matmulParts(batch int, act op.Activation, hasC bool) (head, idx, cterm stri
 	for d := batch - 1; d >= 0; d-- {
 		fmt.Fprintf(&ix, "  { let c = t %% u.d%d; t = t / u.d%d; ia = ia + c * u.a%d; ib = ib + c * u.b%d; }\n", d, d, d, d)
 	}
-	names := []string{"a", "b", "out:y"}
+	names := []string{"a", "b"}
 	if hasC {
-		names = []string{"a", "b", "cc", "out:y"}
+		names = append(names, "cc")
 		cterm = " + u.gbeta * cc[row * u.cm + col * u.cn]"
 	}
+	if residual {
+		// The fused residual (op.Fusion): the output's shape, read at the
+		// output's index o, added after C as the CPU's epilogue adds it.
+		names = append(names, "r")
+		cterm += " + r[o]"
+	}
+	names = append(names, "out:y")
 	head = `struct U { total: u32, m: u32, n: u32, k: u32, am: u32, ak: u32, bk: u32, bn: u32, cm: u32, cn: u32, alpha: f32, beta: f32, galpha: f32, gbeta: f32,` + f.String() + ` }
 @group(0) @binding(0) var<uniform> u: U;
 ` + bindings(names...) + af
@@ -439,8 +448,8 @@ func matmulParts(batch int, act op.Activation, hasC bool) (head, idx, cterm stri
 // A and B are addressed through strides (so transA/transB and batch
 // broadcasting are strides, 0 where a batch dim broadcasts); batch dims
 // are unrolled per rank. Gemm's C is bound only when hasC.
-func matmulWGSL(batch int, act op.Activation, hasC bool) (string, error) {
-	head, idx, cterm, err := matmulParts(batch, act, hasC)
+func matmulWGSL(batch int, act op.Activation, hasC, residual bool) (string, error) {
+	head, idx, cterm, err := matmulParts(batch, act, hasC, residual)
 	if err != nil {
 		return "", err
 	}
@@ -452,7 +461,8 @@ func matmulWGSL(batch int, act op.Activation, hasC bool) (string, error) {
   ib = ib + col * u.bn;
   var acc = 0.0;
   for (var k = 0u; k < u.k; k++) { acc = acc + a[ia + k * u.ak] * b[ib + k * u.bk]; }
-  y[i] = act(u.galpha * acc` + cterm + `);
+  let o = i;
+  y[o] = act(u.galpha * acc` + cterm + `);
 }
 `, nil
 }
@@ -465,8 +475,8 @@ const tile = 16
 // in workgroup memory; workgroup z is the batch index. The k-sum runs in
 // the same order as matmulWGSL's (zero padding adds +0), so both give the
 // same bits.
-func matmulTiledWGSL(batch int, act op.Activation, hasC bool) (string, error) {
-	head, idx, cterm, err := matmulParts(batch, act, hasC)
+func matmulTiledWGSL(batch int, act op.Activation, hasC, residual bool) (string, error) {
+	head, idx, cterm, err := matmulParts(batch, act, hasC, residual)
 	if err != nil {
 		return "", err
 	}
@@ -489,7 +499,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     workgroupBarrier();
   }
   if (row < u.m && col < u.n) {
-    y[(wg.z * u.m + row) * u.n + col] = act(u.galpha * acc` + cterm + `);
+    let o = (wg.z * u.m + row) * u.n + col;
+    y[o] = act(u.galpha * acc` + cterm + `);
   }
 }
 `, nil
