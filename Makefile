@@ -55,12 +55,18 @@ test-wasm:
 	GOOS=js GOARCH=wasm GOEXPERIMENT=simd $(GO) test -exec="$(WASM_EXEC)" ./ops/kernels/ ./ops/nn/ ./ops/elementwise/ ./ops/rnn/... ./runtime/conformance/
 
 # The WebGPU kernels on both headless hosts (Node + Dawn, headless Chromium; SwiftShader, no GPU
-# needed): node-suite Conv/ConvTranspose/Resize/Upsample cases with device placement, 1000 random
-# Conv and 1000 random Resize configurations against the CPU, a device lost mid-run; then the
-# executionProviders option of gort.wasm with and without navigator.gpu (tools/webgpu/bridge.sh).
-# Tools go to .webgpu-tools (ignored); a host without an adapter fails the target.
+# needed): the whole node suite with every node the device accepts placed on it (rewrites off and on,
+# held to the CPU's manifest), each plan rewrite with the rewritten node on the device, 200 random
+# MatMul, Gemm and Conv models with each fused input and epilogue, the generated models (small
+# variants of tools/genmodels: CNNs, the transformer encoder, the GPT-2-style decoder with its KV
+# cache) and SqueezeNet against the CPU, 1000 random Conv and 1000 random Resize configurations, a
+# device lost mid-run; then the executionProviders option of gort.wasm with and without
+# navigator.gpu (tools/webgpu/bridge.sh). Tools and the generated models go to .webgpu-tools
+# (ignored); a host without an adapter fails the target.
 test-webgpu:
-	GORT_WEBGPU_REQUIRED=1 bash tools/webgpu/ci-webgpu.sh ./ops/webgpu/
+	$(GO) run ./tools/genmodels -small -out .webgpu-tools/genmodels
+	GORT_WEBGPU_REQUIRED=1 GORT_TESTDATA=$(CURDIR)/testdata GORT_GENMODELS=$(CURDIR)/.webgpu-tools/genmodels \
+		bash tools/webgpu/ci-webgpu.sh ./ops/webgpu/
 	bash tools/webgpu/bridge.sh
 
 test-diff:

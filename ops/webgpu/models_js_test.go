@@ -34,9 +34,9 @@ func TestWholeModels(t *testing.T) {
 	}
 	for _, m := range models {
 		t.Run(m, func(t *testing.T) {
-			dir := filepath.Join("../../testdata/bench", m)
+			dir := filepath.Join(testdata(), "bench", m)
 			if _, err := os.Stat(dir); err != nil {
-				t.Skipf("bench models not readable here: %v", err)
+				t.Fatalf("bench model: %v", err)
 			}
 			var summary string
 			inspect := func(s *runtime.Session) string {

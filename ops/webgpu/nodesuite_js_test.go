@@ -19,11 +19,10 @@ import (
 var nodeSuiteOps = map[string]bool{"Conv": true, "ConvTranspose": true, "Resize": true, "Upsample": true}
 
 func TestNodeSuiteOnGPU(t *testing.T) {
-	dir := "../../testdata/onnx-node/node"
+	dir := filepath.Join(testdata(), "onnx-node", "node")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		// The browser host (wasmbrowsertest) has no file system.
-		t.Skipf("node suite not readable here: %v", err)
+		t.Fatalf("node suite: %v", err)
 	}
 	ran := 0
 	for _, e := range entries {

@@ -21,21 +21,6 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-type built = func() (*pb.ModelProto, map[string]*tensor.Tensor)
-
-// small are the generated architectures at sizes that run in a second, for
-// the cross-check with onnxruntime: same graph code as the benchmark sizes.
-var small = []struct {
-	name  string
-	build built
-}{
-	{"u2net_64", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return u2net(64, 1) }},
-	{"u2net_odd_50", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return u2net(50, 2) }},
-	{"mobilenetv3_64", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return mobilenetV3(64, 3) }},
-	{"vad_24", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return vad(24, 4) }},
-	{"transformer_12x32", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return transformer(12, 32, 4, 2, 5) }},
-}
-
 func marshal(t *testing.T, m *pb.ModelProto) []byte {
 	t.Helper()
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
@@ -113,7 +98,7 @@ func TestAgainstOnnxruntime(t *testing.T) {
 	if !haveORT && os.Getenv("GORT_REQUIRE_ORT") != "" {
 		t.Fatal("GORT_REQUIRE_ORT is set but node or tools/difftest/node_modules/onnxruntime-node is missing (run tools/difftest/run.sh once)")
 	}
-	for _, c := range small {
+	for _, c := range smallSpecs {
 		t.Run(c.name, func(t *testing.T) {
 			m, feeds := c.build()
 			dir := t.TempDir()

@@ -10,7 +10,7 @@
 // OUT/NAME/test_data_set_0/input_N.pb (graph input order), the layout of the
 // ONNX test data that tools/bench reads.
 //
-//	go run ./tools/genmodels [-out .cache/bench] [-list] [name...]
+//	go run ./tools/genmodels [-out .cache/bench] [-small] [-list] [name...]
 package main
 
 import (
@@ -46,10 +46,32 @@ var specs = []spec{
 		func() (*pb.ModelProto, map[string]*tensor.Tensor) { return transformer(128, 256, 4, 4, 404) }},
 }
 
+// smallSpecs are the generated architectures at sizes that run in a second:
+// the same graph code as the benchmark sizes, for the cross-check with
+// onnxruntime (genmodels_test.go) and the WebGPU model tests (-small).
+var smallSpecs = []spec{
+	{"u2net_64", "U²-Net-style segmentation, 64×64", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return u2net(64, 1) }},
+	{"u2net_odd_50", "U²-Net-style segmentation, 50×50", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return u2net(50, 2) }},
+	{"mobilenetv3_64", "MobileNetV3-Small-style classifier, 64×64", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return mobilenetV3(64, 3) }},
+	{"vad_24", "LSTM voice-activity model inside If, 24 frames", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return vad(24, 4) }},
+	{"transformer_12x32", "transformer encoder, 2 layers, 12 tokens × 32", func() (*pb.ModelProto, map[string]*tensor.Tensor) { return transformer(12, 32, 4, 2, 5) }},
+	{"decoder_prefill", "GPT-2-style decoder, 2 layers, 5 tokens after 3 cached, width 32", func() (*pb.ModelProto, map[string]*tensor.Tensor) {
+		return decoder(5, 3, 32, 4, 2, 50, 6)
+	}},
+	{"decoder_step", "GPT-2-style decoder, 2 layers, 1 token after 7 cached, width 32", func() (*pb.ModelProto, map[string]*tensor.Tensor) {
+		return decoder(1, 7, 32, 4, 2, 50, 7)
+	}},
+}
+
 func main() {
 	out := flag.String("out", ".cache/bench", "directory to write the model directories into")
 	list := flag.Bool("list", false, "print the model names and exit")
+	smallSizes := flag.Bool("small", false, "write the small variants (smallSpecs) instead of the benchmark sizes")
 	flag.Parse()
+	specs := specs
+	if *smallSizes {
+		specs = smallSpecs
+	}
 	if *list {
 		for _, s := range specs {
 			fmt.Printf("%s\t%s\n", s.name, s.about)
