@@ -43,18 +43,8 @@ func decoder(seq, past, d, heads, layers, vocab int, seed uint64) (*pb.ModelProt
 	one := b.init("one", tensor.Scalar(float32(1)))
 	cubic := b.init("gelu_cubic", tensor.Scalar(float32(0.044715)))
 	root := b.init("gelu_root", tensor.Scalar(float32(math.Sqrt(2/math.Pi))))
-	linear := func(x string, in, out int) string {
-		y := b.node("MatMul", []string{x, b.weight("w", tensor.Float, math.Sqrt(3/float64(in)), in, out)})
-		return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
-	}
-	norm := func(x string) string {
-		g := make([]float32, d)
-		for i := range g {
-			g[i] = 1
-		}
-		return b.node("LayerNormalization", []string{x, b.init("gamma", tensor.Of([]int{d}, g)), b.weight("beta", tensor.Float, 0.05, d)},
-			aInt("axis", -1), aFloat("epsilon", 1e-5))
-	}
+	linear := func(x string, in, out int) string { return b.linear(x, in, out) }
+	norm := func(x string) string { return b.layerNorm(x, d) }
 	heads4 := func(x string, perm ...int64) string {
 		return b.node("Transpose", []string{b.node("Reshape", []string{x, split})}, aInts("perm", perm...))
 	}

@@ -22,19 +22,8 @@ func transformer(seq, d, heads, layers int, seed uint64) (*pb.ModelProto, map[st
 	half := b.init("half", tensor.Scalar(float32(0.5)))
 	one := b.init("one", tensor.Scalar(float32(1)))
 	sqrt2 := b.init("sqrt2", tensor.Scalar(float32(math.Sqrt2)))
-	linear := func(x string, in, out int) string {
-		y := b.node("MatMul", []string{x, b.weight("w", tensor.Float, math.Sqrt(3/float64(in)), in, out)})
-		return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
-	}
-	norm := func(x string) string {
-		g := make([]float32, d)
-		for i := range g {
-			g[i] = 1
-		}
-		gamma := b.init("gamma", tensor.Of([]int{d}, g))
-		beta := b.weight("beta", tensor.Float, 0.05, d)
-		return b.node("LayerNormalization", []string{x, gamma, beta}, aInt("axis", -1), aFloat("epsilon", 1e-5))
-	}
+	linear := func(x string, in, out int) string { return b.linear(x, in, out) }
+	norm := func(x string) string { return b.layerNorm(x, d) }
 	for l := 0; l < layers; l++ {
 		h := norm(x)
 		q := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
@@ -55,4 +44,23 @@ func transformer(seq, d, heads, layers int, seed uint64) (*pb.ModelProto, map[st
 	b.output("hidden", tensor.Float, []int{1, seq, d})
 	feeds := map[string]*tensor.Tensor{"tokens": randInput(seed+1, -1, 1, 1, seq, d)}
 	return model(b, "Transformer encoder (MatMul, Softmax, LayerNormalization, Erf GELU); written by gort's tools/genmodels"), feeds
+}
+
+// linear is a PyTorch Linear layer as exported: MatMul by an in×out weight,
+// then Add of a bias of out values.
+func (b *graph) linear(x string, in, out int) string {
+	y := b.node("MatMul", []string{x, b.weight("w", tensor.Float, math.Sqrt(3/float64(in)), in, out)})
+	return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
+}
+
+// layerNorm is LayerNormalization over the last axis of width d (γ = 1,
+// β drawn), ε = 1e-5.
+func (b *graph) layerNorm(x string, d int) string {
+	g := make([]float32, d)
+	for i := range g {
+		g[i] = 1
+	}
+	gamma := b.init("gamma", tensor.Of([]int{d}, g))
+	beta := b.weight("beta", tensor.Float, 0.05, d)
+	return b.node("LayerNormalization", []string{x, gamma, beta}, aInt("axis", -1), aFloat("epsilon", 1e-5))
 }
