@@ -675,7 +675,11 @@ func (r *run) matmul(vs []tensor.Value) (*value, error) {
 		// but the last (decide checked the rank's dims known at load).
 		rows, cols := dimAt(cs, 0, 2), dimAt(cs, 1, 2)
 		if (rows != 1 && rows != m) || (cols != 1 && cols != n) || len(cs) > 2 && prod(cs[:len(cs)-2]) != 1 {
-			return nil, errs.New(errs.Runtime, "%s's %s %v does not broadcast to (%d, %d)", r.k.n.OpType, map[bool]string{true: "C", false: "bias"}[r.k.n.OpType == "Gemm"], cs, m, n)
+			what := "Gemm's C"
+			if r.k.n.OpType == "MatMul" {
+				what = "MatMul's fused bias"
+			}
+			return nil, errs.New(errs.Runtime, "%s %v does not broadcast to (%d, %d)", what, cs, m, n)
 		}
 		if rows != 1 {
 			cm = cols
