@@ -28,8 +28,9 @@ type contract struct {
 	// (ops/resample for Resize and Upsample), which answers for every
 	// attribute and input itself.
 	shared bool
-	// residual says a fused residual input is implemented.
-	residual bool
+	// fuses says the kernel applies a fused activation (op.Fusion);
+	// residual says it also adds a fused residual input.
+	fuses, residual bool
 }
 
 // poolAttrs are the window attributes the pooling kernel honours;
@@ -40,8 +41,8 @@ var poolAttrs = []string{"auto_pad", "ceil_mode", "count_include_pad", "dilation
 // contracts maps each op the accelerator accepts to its kernel's contract.
 // An op missing here is declined whatever decide would otherwise say.
 var contracts = map[string]contract{
-	"Conv":               {inputs: 3, attrs: []string{"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, residual: true},
-	"ConvTranspose":      {inputs: 3, attrs: []string{"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"}},
+	"Conv":               {inputs: 3, attrs: []string{"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, fuses: true, residual: true},
+	"ConvTranspose":      {inputs: 3, attrs: []string{"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"}, fuses: true},
 	"MaxPool":            {inputs: 1, attrs: poolAttrs},
 	"AveragePool":        {inputs: 1, attrs: poolAttrs},
 	"GlobalAveragePool":  {inputs: 1},
@@ -53,10 +54,10 @@ var contracts = map[string]contract{
 	"Dropout":            {inputs: 3, attrs: []string{"is_test", "ratio", "seed"}}, // inference: ratio and seed do nothing
 	"Flatten":            {inputs: 1, attrs: []string{"axis"}},
 	"Reshape":            {inputs: 2, attrs: []string{"allowzero"}},
-	"BatchNormalization": {inputs: 5, attrs: []string{"epsilon", "momentum", "training_mode"}, residual: true}, // momentum only updates running statistics, which inference does not output
+	"BatchNormalization": {inputs: 5, attrs: []string{"epsilon", "momentum", "training_mode"}, fuses: true, residual: true}, // momentum only updates running statistics, which inference does not output
 	"Softmax":            {inputs: 1, attrs: []string{"axis"}},
-	"MatMul":             {inputs: 3, residual: true}, // the third is the bias the plan fuses (runtime/plan/matmulbias.go)
-	"Gemm":               {inputs: 3, attrs: []string{"alpha", "beta", "transA", "transB"}, residual: true},
+	"MatMul":             {inputs: 3, fuses: true, residual: true}, // the third is the bias the plan fuses (runtime/plan/matmulbias.go)
+	"Gemm":               {inputs: 3, attrs: []string{"alpha", "beta", "transA", "transB"}, fuses: true, residual: true},
 	"Sum":                {inputs: -1},
 	"Add":                {inputs: 2},
 	"Sub":                {inputs: 2},
@@ -77,6 +78,9 @@ func checkContract(n *op.Node) string {
 	c, ok := contracts[n.OpType]
 	if !ok {
 		return "no WebGPU kernel for " + n.OpType
+	}
+	if n.Fused != nil && !c.fuses {
+		return "fused epilogue on " + n.OpType
 	}
 	if c.shared {
 		return ""

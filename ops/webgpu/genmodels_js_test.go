@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestGeneratedModelsOnGPU(t *testing.T) {
 					}
 				}
 				sort.Strings(off)
-				t.Logf("level %s: on WebGPU %v; declined: %s", levelName, onDevice, strings.Join(dedupe(off), "; "))
+				t.Logf("level %s: on WebGPU %v; declined: %s", levelName, onDevice, strings.Join(slices.Compact(off), "; "))
 				for name, w := range want {
 					if w.DType() != tensor.Float {
 						continue
@@ -110,14 +111,4 @@ func runFile(t *testing.T, data []byte, dir string, a *webgpu.Accelerator, level
 		res[k] = v.(*tensor.Tensor)
 	}
 	return res, s
-}
-
-func dedupe(s []string) []string {
-	var out []string
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }

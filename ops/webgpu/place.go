@@ -88,13 +88,6 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 	if n.Domain != "" {
 		return nil, "WebGPU runs ai.onnx ops only"
 	}
-	if f := n.Fused; f != nil {
-		switch n.OpType {
-		case "Conv", "BatchNormalization", "ConvTranspose", "MatMul", "Gemm":
-		default:
-			return nil, "fused epilogue on " + n.OpType
-		}
-	}
 	if reason := checkContract(n); reason != "" {
 		return nil, reason
 	}
@@ -102,26 +95,18 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 	switch n.OpType {
 	case "Add", "Sub", "Mul", "Div":
 		data = []int{0, 1}
-	case "Gemm", "MatMul":
+	case "Gemm", "MatMul", "Conv", "ConvTranspose":
 		data = []int{0, 1, 2}
-		if n.Fused != nil && n.Fused.Residual {
-			data = append(data, len(n.Inputs)-1)
-		}
 	case "BatchNormalization":
 		data = []int{0, 1, 2, 3, 4}
-		if n.Fused != nil && n.Fused.Residual {
-			data = append(data, len(n.Inputs)-1)
-		}
 	case "Concat", "Sum":
 		data = nil
 		for i := range n.Inputs {
 			data = append(data, i)
 		}
-	case "Conv", "ConvTranspose":
-		data = []int{0, 1, 2}
-		if n.Fused != nil && n.Fused.Residual {
-			data = append(data, len(n.Inputs)-1)
-		}
+	}
+	if n.Fused != nil && n.Fused.Residual { // the last input (checkContract allowed it)
+		data = append(data, len(n.Inputs)-1)
 	}
 	for _, i := range data {
 		if i >= len(n.Inputs) || n.Inputs[i] == "" {
@@ -331,9 +316,6 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 	}
 	var src string
 	if n.OpType == "ConvTranspose" {
-		if s.residual {
-			return nil, "ConvTranspose with a fused residual"
-		}
 		s.kind = kConvTranspose
 		src, err = convTransposeWGSL(s.act, false)
 		// W is (C, M/group, k...): four output channels per invocation

@@ -43,14 +43,12 @@ func decoder(seq, past, d, heads, layers, vocab int, seed uint64) (*pb.ModelProt
 	one := b.init("one", tensor.Scalar(float32(1)))
 	cubic := b.init("gelu_cubic", tensor.Scalar(float32(0.044715)))
 	root := b.init("gelu_root", tensor.Scalar(float32(math.Sqrt(2/math.Pi))))
-	linear := func(x string, in, out int) string { return b.linear(x, in, out) }
-	norm := func(x string) string { return b.layerNorm(x, d) }
 	heads4 := func(x string, perm ...int64) string {
 		return b.node("Transpose", []string{b.node("Reshape", []string{x, split})}, aInts("perm", perm...))
 	}
 	feeds := map[string]*tensor.Tensor{}
 	for l := 0; l < layers; l++ {
-		qkv := b.nodeN("Split", 3, []string{linear(norm(x), d, 3*d), thirds}, aInt("axis", -1))
+		qkv := b.nodeN("Split", 3, []string{b.linear(b.layerNorm(x, d), d, 3*d), thirds}, aInt("axis", -1))
 		q := heads4(qkv[0], 0, 2, 1, 3)
 		var kv [2]string
 		for i, name := range []string{"key", "value"} {
@@ -64,14 +62,14 @@ func decoder(seq, past, d, heads, layers, vocab int, seed uint64) (*pb.ModelProt
 		kt := b.node("Transpose", []string{kv[0]}, aInts("perm", 0, 1, 3, 2))
 		s := b.node("Add", []string{b.node("Mul", []string{b.node("MatMul", []string{q, kt}), scale}), causal})
 		a := b.node("Transpose", []string{b.node("MatMul", []string{b.node("Softmax", []string{s}, aInt("axis", -1)), kv[1]})}, aInts("perm", 0, 2, 1, 3))
-		x = b.node("Add", []string{x, linear(b.node("Reshape", []string{a, merge}), d, d)})
+		x = b.node("Add", []string{x, b.linear(b.node("Reshape", []string{a, merge}), d, d)})
 
-		h := linear(norm(x), d, 4*d)
+		h := b.linear(b.layerNorm(x, d), d, 4*d)
 		inner := b.node("Mul", []string{root, b.node("Add", []string{h, b.node("Mul", []string{cubic, b.node("Pow", []string{h, b.init("three", tensor.Scalar(float32(3)))})})})})
 		h = b.node("Mul", []string{b.node("Mul", []string{half, h}), b.node("Add", []string{one, b.node("Tanh", []string{inner})})})
-		x = b.node("Add", []string{x, linear(h, 4*d, d)})
+		x = b.node("Add", []string{x, b.linear(h, 4*d, d)})
 	}
-	logits := b.node("MatMul", []string{norm(x), b.node("Transpose", []string{wte}, aInts("perm", 1, 0))})
+	logits := b.node("MatMul", []string{b.layerNorm(x, d), b.node("Transpose", []string{wte}, aInts("perm", 1, 0))})
 	b.rename(logits, "logits")
 	b.output("logits", tensor.Float, []int{1, seq, vocab})
 	tok := make([]int64, seq)

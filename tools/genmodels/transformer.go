@@ -22,25 +22,23 @@ func transformer(seq, d, heads, layers int, seed uint64) (*pb.ModelProto, map[st
 	half := b.init("half", tensor.Scalar(float32(0.5)))
 	one := b.init("one", tensor.Scalar(float32(1)))
 	sqrt2 := b.init("sqrt2", tensor.Scalar(float32(math.Sqrt2)))
-	linear := func(x string, in, out int) string { return b.linear(x, in, out) }
-	norm := func(x string) string { return b.layerNorm(x, d) }
 	for l := 0; l < layers; l++ {
-		h := norm(x)
-		q := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
-		k := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 3, 1))
-		v := b.node("Transpose", []string{b.node("Reshape", []string{linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
+		h := b.layerNorm(x, d)
+		q := b.node("Transpose", []string{b.node("Reshape", []string{b.linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
+		k := b.node("Transpose", []string{b.node("Reshape", []string{b.linear(h, d, d), split})}, aInts("perm", 0, 2, 3, 1))
+		v := b.node("Transpose", []string{b.node("Reshape", []string{b.linear(h, d, d), split})}, aInts("perm", 0, 2, 1, 3))
 		s := b.node("Mul", []string{b.node("MatMul", []string{q, k}), scale})
 		p := b.node("Softmax", []string{s}, aInt("axis", -1))
 		a := b.node("Transpose", []string{b.node("MatMul", []string{p, v})}, aInts("perm", 0, 2, 1, 3))
 		a = b.node("Reshape", []string{a, merge})
-		x = b.node("Add", []string{x, linear(a, d, d)})
+		x = b.node("Add", []string{x, b.linear(a, d, d)})
 
-		h = linear(norm(x), d, 4*d)
+		h = b.linear(b.layerNorm(x, d), d, 4*d)
 		erf := b.node("Erf", []string{b.node("Div", []string{h, sqrt2})})
 		h = b.node("Mul", []string{b.node("Mul", []string{h, half}), b.node("Add", []string{erf, one})})
-		x = b.node("Add", []string{x, linear(h, 4*d, d)})
+		x = b.node("Add", []string{x, b.linear(h, 4*d, d)})
 	}
-	b.rename(norm(x), "hidden")
+	b.rename(b.layerNorm(x, d), "hidden")
 	b.output("hidden", tensor.Float, []int{1, seq, d})
 	feeds := map[string]*tensor.Tensor{"tokens": randInput(seed+1, -1, 1, 1, seq, d)}
 	return model(b, "Transformer encoder (MatMul, Softmax, LayerNormalization, Erf GELU); written by gort's tools/genmodels"), feeds
