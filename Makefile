@@ -61,7 +61,7 @@ test-wasm:
 # variants of tools/genmodels: CNNs, the transformer encoder, the GPT-2-style decoder with its KV
 # cache) and SqueezeNet against the CPU, 1000 random Conv and 1000 random Resize configurations, a
 # device lost mid-run; then the executionProviders option of gort.wasm with and without
-# navigator.gpu (tools/webgpu/bridge.sh). Tools and the generated models go to .webgpu-tools
+# navigator.gpu and the generated encoder and decoder through the JS package (tools/webgpu/bridge.sh). Tools and the generated models go to .webgpu-tools
 # (ignored); a host without an adapter fails the target.
 test-webgpu:
 	$(GO) run ./tools/genmodels -small -out .webgpu-tools/genmodels

@@ -15,3 +15,6 @@ NO_WEBGPU=1 node "$(dirname "$0")/bridge.test.mjs" "$TOOLS/gort.wasm" "$MODEL"
 { cat "$GOROOT/lib/wasm/wasm_exec.js"; node js/tools/concat.mjs js/src/index.js
   echo "platform.Go = globalThis.Go; export { gort };"; } > "$TOOLS/gort-src.mjs"
 node "$(dirname "$0")/gpubuf.test.mjs" "$TOOLS/gort-src.mjs" "$TOOLS/gort.wasm"
+# The generated encoder and decoder (make test-webgpu writes them) through the JS package with executionProviders
+# ['webgpu'], against wasm.
+node "$(dirname "$0")/models.test.mjs" "$TOOLS/gort-src.mjs" "$TOOLS/gort.wasm" "${GORT_GENMODELS:-$PWD/.webgpu-tools/genmodels}"
