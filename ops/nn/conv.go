@@ -2,9 +2,9 @@ package nn
 
 import (
 	"math"
-	"slices"
 
 	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -18,21 +18,19 @@ func init() {
 	op.Register("QLinearConv", []int{10}, buildQLinearConv)
 }
 
+// convAttrs are Conv's and ConvTranspose's attributes, parsed once by
+// ops/window (the WebGPU kernels read the same form).
 type convAttrs struct {
-	win   windowAttrs
+	win   *window.Attrs
 	group int
 }
 
 func parseConv(n *op.Node) (*convAttrs, error) {
-	a := &op.Attribs{N: n}
-	c := &convAttrs{win: parseWindow(a), group: int(a.Int("group", 1))}
-	if a.Err != nil {
-		return nil, a.Err
+	w, err := window.Parse(n)
+	if err != nil {
+		return nil, err
 	}
-	if c.group <= 0 {
-		return nil, n.Errorf("group must be positive, got %d", c.group)
-	}
-	return c, nil
+	return &convAttrs{win: w, group: w.Group}, nil
 }
 
 // convShapes validates X (N,C,spatial...) and W (M,C/group,k...) and
@@ -57,14 +55,15 @@ func (c *convAttrs) shapes(x, w []int) (*convShapes, error) {
 	if s.m%c.group != 0 {
 		return nil, op.Errorf("Conv output channels %d not divisible by group %d", s.m, c.group)
 	}
-	if c.win.kernel != nil && !slices.Equal(c.win.kernel, w[2:]) {
-		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", c.win.kernel, w)
-	}
-	g, _, err := c.win.geometry(append([]int(nil), x[2:]...), append([]int(nil), w[2:]...))
+	kernel, err := c.win.WeightKernel(w)
 	if err != nil {
 		return nil, err
 	}
-	s.geom = g
+	g, err := c.win.Forward(x[2:], kernel)
+	if err != nil {
+		return nil, err
+	}
+	s.geom = convGeom(g)
 	s.yShape = append([]int{s.n, s.m}, g.Out...)
 	return s, nil
 }
@@ -192,7 +191,7 @@ func (c *convAttrs) winograd(w []int) bool {
 		return v == nil || len(v) == 2
 	}
 	g := &kernels.ConvGeom{In: []int{0, 0}, Kernel: w[2:], Strides: []int{1, 1}, Dilations: []int{1, 1}}
-	return one(c.win.strides) && one(c.win.dilations) && kernels.WinogradFits(g, c.group, w[1], w[0])
+	return one(c.win.Strides) && one(c.win.Dilations) && kernels.WinogradFits(g, c.group, w[1], w[0])
 }
 
 // sameData reports whether two slices are the same storage.

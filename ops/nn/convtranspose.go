@@ -9,28 +9,22 @@ import (
 )
 
 // ConvTranspose-11/22 share semantics (22 added bfloat16); version 1 places
-// an odd unit of output_shape padding differently (convtranspose_v1.go).
+// an odd unit of output_shape padding differently (ops/window's
+// Attrs.OddPadAtEnd, which the WebGPU kernel reads too).
 func init() {
-	op.Register("ConvTranspose", []int{1}, buildConvTranspose1)
-	op.Register("ConvTranspose", []int{11, 22}, buildConvTranspose)
+	op.Register("ConvTranspose", []int{1, 11, 22}, buildConvTranspose)
 }
 
-type convTAttrs struct {
-	convAttrs
-	outputPadding []int
-	outputShape   []int
-}
+// convTAttrs are ConvTranspose's attributes (output_padding and
+// output_shape are in the window attributes too).
+type convTAttrs struct{ convAttrs }
 
 func buildConvTranspose(n *op.Node) (any, error) {
 	c, err := parseConv(n)
 	if err != nil {
 		return nil, err
 	}
-	a := &op.Attribs{N: n}
-	t := &convTAttrs{convAttrs: *c, outputPadding: toInts(a.Ints("output_padding")), outputShape: toInts(a.Ints("output_shape"))}
-	if a.Err != nil {
-		return nil, a.Err
-	}
+	t := &convTAttrs{*c}
 	f, err := parseFusion(n)
 	if err != nil {
 		return nil, err
@@ -121,7 +115,6 @@ func (t *convTAttrs) shapes(x, w []int) (*convShapes, error) {
 	if len(x) < 3 || len(w) != len(x) {
 		return nil, op.Errorf("ConvTranspose needs X and W of equal rank ≥ 3, got %v and %v", x, w)
 	}
-	nd := len(x) - 2
 	s := &convShapes{n: x[0], c: x[1], m: w[1] * t.group}
 	if w[0] != s.c {
 		return nil, op.Errorf("ConvTranspose weight %v does not match %d input channels", w, s.c)
@@ -129,69 +122,16 @@ func (t *convTAttrs) shapes(x, w []int) (*convShapes, error) {
 	if s.c%t.group != 0 {
 		return nil, op.Errorf("ConvTranspose input channels %d not divisible by group %d", s.c, t.group)
 	}
-	kernel := append([]int(nil), w[2:]...)
-	if t.win.kernel != nil && !slices.Equal(t.win.kernel, kernel) {
-		return nil, op.Errorf("kernel_shape %v does not match weight shape %v", t.win.kernel, w)
-	}
-	strides, err := fill(t.win.strides, nd, 1, "strides")
+	kernel, err := t.win.WeightKernel(w)
 	if err != nil {
 		return nil, err
 	}
-	dil, err := fill(t.win.dilations, nd, 1, "dilations")
+	tg, err := t.win.Transpose(x[2:], kernel)
 	if err != nil {
 		return nil, err
 	}
-	outPad, err := fill(t.outputPadding, nd, 0, "output_padding")
-	if err != nil {
-		return nil, err
-	}
-	pads, err := fill(t.win.pads, 2*nd, 0, "pads")
-	if err != nil {
-		return nil, err
-	}
-	outShape := t.outputShape
-	if len(outShape) == nd+2 { // some exporters give the full (N, C, ...) shape
-		outShape = outShape[2:]
-	}
-	if outShape != nil && len(outShape) != nd {
-		return nil, op.Errorf("output_shape %v does not have %d spatial dims", t.outputShape, nd)
-	}
-	g := &kernels.ConvGeom{Out: append([]int(nil), x[2:]...), Kernel: kernel, Strides: strides, Dilations: dil,
-		In: make([]int, nd), PadsBegin: make([]int, nd)}
-	for d := 0; d < nd; d++ {
-		in, k := x[2+d], (kernel[d]-1)*dil[d]+1
-		full := strides[d]*(in-1) + outPad[d] + k
-		var out, begin int
-		switch {
-		case outShape != nil || t.win.autoPad == "SAME_UPPER" || t.win.autoPad == "SAME_LOWER":
-			if outShape != nil {
-				out = outShape[d]
-			} else {
-				out = in * strides[d]
-			}
-			total := full - out
-			// The odd unit of padding goes at the end for SAME_UPPER and at
-			// the beginning otherwise, as for the forward ops.
-			// A negative total (output_shape larger than the natural size)
-			// rounds toward -inf, so the surplus lands at the end like
-			// output_padding.
-			half := total >> 1
-			if t.win.autoPad == "SAME_UPPER" {
-				begin = half
-			} else {
-				begin = total - half
-			}
-		case t.win.autoPad == "VALID":
-			out = full
-		default:
-			begin = pads[d]
-			out = full - pads[d] - pads[nd+d]
-		}
-		if out <= 0 {
-			return nil, op.Errorf("ConvTranspose output dim %d would be %d", d, out)
-		}
-		g.In[d], g.PadsBegin[d] = out, begin
-	}
+	// The forward convolution from Y to X: In is Y's spatial shape.
+	g := &kernels.ConvGeom{Out: slices.Clone(x[2:]), In: tg.Out, Kernel: kernel, Strides: tg.Strides, Dilations: tg.Dilations, PadsBegin: tg.PadsBegin}
 	s.geom = g
 	s.yShape = append([]int{s.n, s.m}, g.In...)
 	return s, nil

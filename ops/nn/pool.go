@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -32,11 +33,9 @@ const (
 )
 
 type poolAttrs struct {
-	win          windowAttrs
-	kind         poolKind
-	includePad   bool
-	storageOrder int
-	p            float64
+	win  *window.Attrs // parsed once by ops/window, as the WebGPU kernels read them
+	kind poolKind
+	p    float64
 }
 
 // readP reads LpPool's p, a FLOAT attribute in version 1 and an INT after.
@@ -51,14 +50,12 @@ func readP(n *op.Node) (float64, error) {
 
 func buildPool(kind poolKind) op.Builder {
 	return func(n *op.Node) (any, error) {
-		a := &op.Attribs{N: n}
-		p := &poolAttrs{win: parseWindow(a), kind: kind}
-		p.includePad = a.Int("count_include_pad", 0) != 0
-		p.storageOrder = int(a.Int("storage_order", 0))
-		if a.Err != nil {
-			return nil, a.Err
+		win, err := window.Parse(n)
+		if err != nil {
+			return nil, err
 		}
-		if p.win.kernel == nil {
+		p := &poolAttrs{win: win, kind: kind}
+		if p.win.Kernel == nil {
 			return nil, n.Errorf("kernel_shape is required")
 		}
 		if kind == poolLp {
@@ -73,16 +70,16 @@ func buildPool(kind poolKind) op.Builder {
 			if x == nil || x.Rank() < 3 {
 				return nil, op.Errorf("pooling needs an input of rank ≥ 3")
 			}
-			if len(p.win.kernel) != x.Rank()-2 {
-				return nil, op.Errorf("kernel_shape %v does not match input rank %d", p.win.kernel, x.Rank())
+			if len(p.win.Kernel) != x.Rank()-2 {
+				return nil, op.Errorf("kernel_shape %v does not match input rank %d", p.win.Kernel, x.Rank())
 			}
 			pp, ok := plans.get(x.Shape(), nil, nil)
 			if !ok {
-				g, padsEnd, err := p.win.geometry(append([]int(nil), x.Shape()[2:]...), nil)
+				g, err := p.win.Forward(x.Shape()[2:], nil)
 				if err != nil {
 					return nil, err
 				}
-				pp = &poolPlan{g: g, padsEnd: padsEnd, shape: append([]int{x.Shape()[0], x.Shape()[1]}, g.Out...)}
+				pp = &poolPlan{g: convGeom(g), padsEnd: g.PadsEnd, shape: append([]int{x.Shape()[0], x.Shape()[1]}, g.Out...)}
 				plans.put(x.Shape(), nil, nil, pp)
 			}
 			g, padsEnd, shape := pp.g, pp.padsEnd, pp.shape
@@ -131,7 +128,7 @@ func pool2D(x, y []float32, planes int, g *kernels.ConvGeom, padsEnd []int, p *p
 	if p.kind == poolMax {
 		kernels.MaxPool2D(x, y, planes, g)
 	} else {
-		kernels.AvgPool2D(x, y, planes, g, padsEnd, p.includePad)
+		kernels.AvgPool2D(x, y, planes, g, padsEnd, p.win.CountIncludePad)
 	}
 }
 
@@ -211,7 +208,7 @@ func poolRun[T poolElem](x, y []T, idx []int64, planes int, g *kernels.ConvGeom,
 					off = off*g.In[d] + c
 				}
 				if !ok {
-					if inPad && p.includePad {
+					if inPad && p.win.CountIncludePad {
 						count++
 					}
 					continue
@@ -236,7 +233,7 @@ func poolRun[T poolElem](x, y []T, idx []int64, planes int, g *kernels.ConvGeom,
 					if bestAt < 0 {
 						bestAt = 0
 					}
-					if p.storageOrder == 1 {
+					if p.win.StorageOrder == 1 {
 						r := 0
 						for d := nd - 1; d >= 0; d-- {
 							r += (bestAt % g.In[d]) * colStride[d]

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/resample"
+	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -35,7 +36,7 @@ const (
 type spec struct {
 	kind        kind
 	key, src    string
-	win         *window
+	win         *window.Attrs
 	act         op.Activation
 	alpha, beta float32
 	residual    bool
@@ -302,7 +303,7 @@ func checkType(name string, t graph.Type, limit int64) string {
 }
 
 func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
-	w, err := parseWindow(n)
+	w, err := window.Parse(n)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -331,13 +332,13 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 		}
 		// Four output channels per invocation when the weight's shape,
 		// known at load, has M/group divisible by 4.
-		if ws := in[1].Shape; len(ws) > 0 && ws[0].Known() && ws[0].Value%int64(4*w.group) == 0 {
+		if ws := in[1].Shape; len(ws) > 0 && ws[0].Known() && ws[0].Value%int64(4*w.Group) == 0 {
 			s.block = true
 			s.blockSrc, err = convBlockWGSL(s.act, s.residual)
 		}
 		// A 1×1 kernel without groups or a residual may run as the tiled
 		// matrix product W·X[n] (bias as Gemm's C, the activation fused).
-		if ws := in[1].Shape; err == nil && w.group == 1 && !s.residual && len(ws) > 2 && allOnes(ws[2:]) {
+		if ws := in[1].Shape; err == nil && w.Group == 1 && !s.residual && len(ws) > 2 && allOnes(ws[2:]) {
 			s.tiledKey = fmt.Sprintf("tiled/b1/%s/c=true", s.act)
 			s.tiledSrc, err = matmulTiledWGSL(1, s.act, true, false)
 		}
@@ -359,13 +360,13 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 	isMax := n.OpType == "MaxPool" || n.OpType == "GlobalMaxPool"
 	if n.OpType == "GlobalAveragePool" || n.OpType == "GlobalMaxPool" {
 		s.global = true
-		s.win = &window{autoPad: "NOTSET"}
+		s.win = &window.Attrs{AutoPad: "NOTSET", Group: 1}
 	} else {
-		w, err := parseWindow(n)
+		w, err := window.Parse(n)
 		if err != nil {
 			return nil, err.Error()
 		}
-		if w.kernel == nil {
+		if w.Kernel == nil {
 			return nil, "kernel_shape is required"
 		}
 		s.win = w

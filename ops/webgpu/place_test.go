@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
@@ -118,26 +119,32 @@ func TestPlaced(t *testing.T) {
 	}
 }
 
-// TestGeometry checks the window rules against hand-computed cases.
+// TestGeometry checks that the window resolved by ops/window lands in the
+// kernels' three spatial dims (leading unit dims, pads after auto_pad).
 func TestGeometry(t *testing.T) {
-	w := &window{autoPad: "SAME_UPPER", strides: []int{2, 1}}
-	g, err := w.forward([]int{5, 4}, []int{3, 2})
+	w := &window.Attrs{AutoPad: "SAME_UPPER", Strides: []int{2, 1}}
+	wg, err := w.Forward([]int{5, 4}, []int{3, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := toGeom(wg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// H: out 3, total pad (3-1)·2+3-5 = 2 → 1,1; W: out 4, total 1 → 0,1.
-	if g.out != [3]int{1, 3, 4} || g.pb != [3]int{0, 1, 0} || g.pe != [3]int{0, 1, 1} {
-		t.Errorf("SAME_UPPER: out %v pb %v pe %v", g.out, g.pb, g.pe)
+	if g.out != [3]int{1, 3, 4} || g.pb != [3]int{0, 1, 0} || g.pe != [3]int{0, 1, 1} || g.k != [3]int{1, 3, 2} || g.s != [3]int{1, 2, 1} {
+		t.Errorf("SAME_UPPER: out %v pb %v pe %v k %v s %v", g.out, g.pb, g.pe, g.k, g.s)
 	}
-	w = &window{autoPad: "NOTSET", kernel: []int{2}, strides: []int{2}, ceil: true}
-	// span 3: floor gives 2 windows, ceil 3 (the last starts inside).
-	if g, err = w.forward([]int{5}, nil); err != nil || g.out[2] != 3 {
-		t.Errorf("ceil_mode: out %v, err %v; want 3", g.out, err)
-	}
-	w = &window{autoPad: "NOTSET", strides: []int{3}, outputPadding: []int{1}, pads: []int{1, 0}}
+	w = &window.Attrs{AutoPad: "NOTSET", Strides: []int{3}, OutputPadding: []int{1}, Pads: []int{1, 0}}
 	// ConvTranspose: 3·(4-1) + 1 + 2 = 12, minus pads 1 → 11.
-	if g, err = w.transpose([]int{4}, []int{2}); err != nil || g.out[2] != 11 || g.pb[2] != 1 {
-		t.Errorf("transpose: out %v pb %v err %v; want 11 and 1", g.out, g.pb, err)
+	if wg, err = w.Transpose([]int{4}, []int{2}); err != nil {
+		t.Fatal(err)
+	}
+	if g, err = toGeom(wg); err != nil || g.out[2] != 11 || g.pb[2] != 1 || g.in[2] != 4 {
+		t.Errorf("transpose: %+v, err %v; want out 11, pb 1", g, err)
+	}
+	if _, err = toGeom(&window.Geometry{In: []int{2, 2, 2, 2}}); err == nil {
+		t.Error("4 spatial dims accepted")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/gpu"
 	"github.com/gort-dev/gort/runtime/op"
@@ -130,27 +131,29 @@ func (r *run) conv(vs []tensor.Value) (*value, error) {
 	if len(xs) < 3 || len(ws) != len(xs) {
 		return nil, errs.New(errs.Runtime, "%s needs X and W of equal rank ≥ 3, got %v and %v", r.k.n.OpType, xs, ws)
 	}
-	grp := s.win.group
-	var g *geom
+	grp := s.win.Group
+	var wg *window.Geometry
 	var m, cg, mg int
+	kernel, err := s.win.WeightKernel(ws)
+	if err != nil {
+		return nil, errs.New(errs.Runtime, "%s: %v", r.k.n.OpType, err)
+	}
 	if s.kind == kConv {
 		m, cg, mg = ws[0], ws[1], ws[0]/grp
 		if xs[1] != ws[1]*grp || ws[0]%grp != 0 {
 			return nil, errs.New(errs.Runtime, "Conv input %v, weight %v and group %d do not agree", xs, ws, grp)
 		}
-		if s.win.kernel != nil && !slices.Equal(s.win.kernel, ws[2:]) {
-			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
-		}
-		g, err = s.win.forward(xs[2:], ws[2:])
+		wg, err = s.win.Forward(xs[2:], kernel)
 	} else {
 		m, cg, mg = ws[1]*grp, xs[1]/grp, ws[1]
 		if ws[0] != xs[1] || xs[1]%grp != 0 {
 			return nil, errs.New(errs.Runtime, "ConvTranspose input %v, weight %v and group %d do not agree", xs, ws, grp)
 		}
-		if s.win.kernel != nil && !slices.Equal(s.win.kernel, ws[2:]) {
-			return nil, errs.New(errs.Runtime, "kernel_shape %v does not match weight %v", s.win.kernel, ws)
-		}
-		g, err = s.win.transpose(xs[2:], ws[2:])
+		wg, err = s.win.Transpose(xs[2:], kernel)
+	}
+	var g *geom
+	if err == nil {
+		g, err = toGeom(wg)
 	}
 	if err != nil {
 		return nil, errs.New(errs.Runtime, "%s: %v", r.k.n.OpType, err)
@@ -217,7 +220,11 @@ func (r *run) pool(vs []tensor.Value) (*value, error) {
 	if s.global {
 		kern = xs[2:]
 	}
-	g, err := s.win.forward(xs[2:], kern)
+	wg, err := s.win.Forward(xs[2:], kern)
+	var g *geom
+	if err == nil {
+		g, err = toGeom(wg)
+	}
 	if err != nil {
 		return nil, errs.New(errs.Runtime, "%s: %v", r.k.n.OpType, err)
 	}
@@ -228,7 +235,7 @@ func (r *run) pool(vs []tensor.Value) (*value, error) {
 		return nil, err
 	}
 	inc := uint32(0)
-	if s.win.includePad {
+	if s.win.CountIncludePad {
 		inc = 1
 	}
 	total := prod(ys)
@@ -805,8 +812,8 @@ func (r *run) convTiled(xs, ys []int, m, cg, mg int, g *geom, bufs []*gpu.Buffer
 	kk := cg * g.k[0] * g.k[1] * g.k[2]
 	u := []uint32{uint32(prod(ys)), uint32(xs[0]), uint32(xs[1]), uint32(m), uint32(cg), uint32(mg), f32bits(s.alpha), f32bits(s.beta)}
 	u = g.words(u)
-	u = append(u, uint32(kk), uint32(osz), uint32(s.win.group))
-	if err := r.dispatchGrid(r.k.pConvTiled, u, (osz+tile-1)/tile, (mg+tile-1)/tile, xs[0]*s.win.group, append(bufs, y.buf)...); err != nil {
+	u = append(u, uint32(kk), uint32(osz), uint32(s.win.Group))
+	if err := r.dispatchGrid(r.k.pConvTiled, u, (osz+tile-1)/tile, (mg+tile-1)/tile, xs[0]*s.win.Group, append(bufs, y.buf)...); err != nil {
 		y.Release()
 		return nil, err
 	}
