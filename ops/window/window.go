@@ -93,9 +93,9 @@ func ints(v []int64) []int {
 	return out
 }
 
-// Fill returns v, or n copies of def when v is nil; a v of another length
+// fill returns v, or n copies of def when v is nil; a v of another length
 // is an error naming the attribute.
-func Fill(v []int, n, def int, name string) ([]int, error) {
+func fill(v []int, n, def int, name string) ([]int, error) {
 	if v == nil {
 		out := make([]int, n)
 		for i := range out {
@@ -141,16 +141,16 @@ func (a *Attrs) Forward(in, kernel []int) (*Geometry, error) {
 	if kernel == nil {
 		return nil, op.Errorf("kernel_shape is required")
 	}
-	if g.Kernel, err = Fill(kernel, nd, 0, "kernel_shape"); err != nil {
+	if g.Kernel, err = fill(kernel, nd, 0, "kernel_shape"); err != nil {
 		return nil, err
 	}
-	if g.Strides, err = Fill(a.Strides, nd, 1, "strides"); err != nil {
+	if g.Strides, err = fill(a.Strides, nd, 1, "strides"); err != nil {
 		return nil, err
 	}
-	if g.Dilations, err = Fill(a.Dilations, nd, 1, "dilations"); err != nil {
+	if g.Dilations, err = fill(a.Dilations, nd, 1, "dilations"); err != nil {
 		return nil, err
 	}
-	pads, err := Fill(a.Pads, 2*nd, 0, "pads")
+	pads, err := fill(a.Pads, 2*nd, 0, "pads")
 	if err != nil {
 		return nil, err
 	}
@@ -199,17 +199,17 @@ func (a *Attrs) Transpose(in, kernel []int) (*Geometry, error) {
 	nd := len(in)
 	g := &Geometry{In: slices.Clone(in), Kernel: kernel, PadsBegin: make([]int, nd), PadsEnd: make([]int, nd), Out: make([]int, nd)}
 	var err error
-	if g.Strides, err = Fill(a.Strides, nd, 1, "strides"); err != nil {
+	if g.Strides, err = fill(a.Strides, nd, 1, "strides"); err != nil {
 		return nil, err
 	}
-	if g.Dilations, err = Fill(a.Dilations, nd, 1, "dilations"); err != nil {
+	if g.Dilations, err = fill(a.Dilations, nd, 1, "dilations"); err != nil {
 		return nil, err
 	}
-	outPad, err := Fill(a.OutputPadding, nd, 0, "output_padding")
+	outPad, err := fill(a.OutputPadding, nd, 0, "output_padding")
 	if err != nil {
 		return nil, err
 	}
-	pads, err := Fill(a.Pads, 2*nd, 0, "pads")
+	pads, err := fill(a.Pads, 2*nd, 0, "pads")
 	if err != nil {
 		return nil, err
 	}
