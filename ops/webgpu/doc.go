@@ -11,8 +11,8 @@
 // attribute, size over maxStorageBufferBindingSize, the cost rules of
 // Options). Placement itself (place.go) needs no device, so it is tested
 // natively; the kernels run only under GOOS=js GOARCH=wasm, where
-// tests/ci-webgpu.sh runs them on Node + Dawn and on headless Chromium,
-// both on SwiftShader.
+// tools/webgpu/ci-webgpu.sh (make test-webgpu) runs them on Node + Dawn
+// and on headless Chromium, both on SwiftShader.
 package webgpu
 
 import "github.com/gort-dev/gort/runtime/plan"

@@ -2,8 +2,9 @@
 // does: as a one-node ONNX model, serialized, loaded by runtime.Load (with
 // its validation, required-input checks and planning) and run through the
 // Session API. optest runs a builder directly instead; this package is
-// separate because it imports runtime, which imports every operator
-// package, so only external (_test) packages may use it.
+// separate because it imports runtime (loading, planning, the session),
+// which optest's users need not link. It registers no operator: a model runs
+// only the ops its test binary has registered.
 package modeltest
 
 import (
