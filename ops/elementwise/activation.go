@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/chewxy/math32"
+	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -16,12 +17,8 @@ import (
 func init() {
 	op.Register("Relu", []int{1, 6, 13, 14}, buildRelu)
 	op.Register("LeakyRelu", []int{1, 6, 16}, buildLeakyRelu)
-	op.Register("Sigmoid", []int{1, 6, 13}, func(n *op.Node) (any, error) {
-		return floatKernel("Sigmoid", floatFn{sigmoid32, sigmoid64}, nil), nil
-	})
-	op.Register("Tanh", []int{1, 6, 13}, func(n *op.Node) (any, error) {
-		return floatKernel("Tanh", floatFn{math32.Tanh, math.Tanh}, nil), nil
-	})
+	op.Register("Sigmoid", []int{1, 6, 13}, tableBuilder("Sigmoid", kernels.ActSigmoid))
+	op.Register("Tanh", []int{1, 6, 13}, tableBuilder("Tanh", kernels.ActTanh))
 	op.Register("Elu", []int{1, 6, 22}, withAlpha("Elu", 1, func(al float64) floatFn {
 		return lift(func(x float64) float64 {
 			if x < 0 {
@@ -55,17 +52,9 @@ func init() {
 	op.Register("HardSigmoid", []int{1, 6, 22}, func(n *op.Node) (any, error) {
 		a := &op.Attribs{N: n}
 		al, be := a.Float("alpha", 0.2), a.Float("beta", 0.5)
-		return floatKernel("HardSigmoid", floatFn{
-			func(x float32) float32 { return max(0, min(1, al*x+be)) },
-			func(x float64) float64 { return max(0, min(1, float64(al)*x+float64(be))) },
-		}, nil), a.Err
+		return tableKernel("HardSigmoid", kernels.ActHardSigmoid, al, be), a.Err
 	})
-	op.Register("HardSwish", []int{14, 22}, func(n *op.Node) (any, error) {
-		return floatKernel("HardSwish", floatFn{
-			func(x float32) float32 { return x * max(0, min(1, x/6+0.5)) },
-			func(x float64) float64 { return x * max(0, min(1, x/6+0.5)) },
-		}, nil), nil
-	})
+	op.Register("HardSwish", []int{14, 22}, tableBuilder("HardSwish", kernels.ActHardSwish))
 	op.Register("Softplus", []int{1, 22}, func(n *op.Node) (any, error) {
 		return floatKernel("Softplus", lift(softplus), nil), nil
 	})
@@ -88,7 +77,7 @@ func init() {
 		})
 	}))
 	op.Register("Swish", []int{24}, withAlpha("Swish", 1, func(al float64) floatFn {
-		return lift(func(x float64) float64 { return x * sigmoid64(al*x) })
+		return lift(func(x float64) float64 { return x * kernels.ActSigmoid.F64(al*x, 0, 0) })
 	}))
 }
 
@@ -109,23 +98,6 @@ func withAlpha(name string, def float32, mk func(alpha float64) floatFn) op.Buil
 	}
 }
 
-// sigmoid32 never exponentiates a positive number, so it cannot overflow.
-func sigmoid32(x float32) float32 {
-	if x >= 0 {
-		return 1 / (1 + math32.Exp(-x))
-	}
-	e := math32.Exp(x)
-	return e / (1 + e)
-}
-
-func sigmoid64(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 // softplus is log(1+e^x) without overflow for large x.
 func softplus(x float64) float64 {
 	if x > 0 {
@@ -136,7 +108,7 @@ func softplus(x float64) float64 {
 
 func buildRelu(n *op.Node) (any, error) {
 	ints := n.Version >= 14
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return declare(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		x, err := input0(in)
 		if err != nil {
 			return nil, err
@@ -159,7 +131,7 @@ func buildRelu(n *op.Node) (any, error) {
 			return ctx.One(out), nil
 		}
 		return nil, badType("Relu", dt)
-	}), nil
+	}), kernels.ActRelu, 0, 0), nil
 }
 
 func relu[T tensor.Number](dst, src []T) {
@@ -173,7 +145,7 @@ func buildLeakyRelu(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return declare(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		x, err := input0(in)
 		if err != nil {
 			return nil, err
@@ -203,7 +175,7 @@ func buildLeakyRelu(n *op.Node) (any, error) {
 			return nil, badType("LeakyRelu", dt)
 		}
 		return ctx.One(out), nil
-	}), nil
+	}), kernels.ActLeakyRelu, alpha, 0), nil
 }
 
 func buildGelu(n *op.Node) (any, error) {
@@ -213,14 +185,49 @@ func buildGelu(n *op.Node) (any, error) {
 	}
 	switch approx {
 	case "none":
-		return floatKernel("Gelu", lift(func(x float64) float64 {
-			return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
-		}), nil), nil
+		return tableKernel("Gelu", kernels.ActGelu, 0, 0), nil
 	case "tanh":
-		c := math.Sqrt(2 / math.Pi)
-		return floatKernel("Gelu", lift(func(x float64) float64 {
-			return 0.5 * x * (1 + math.Tanh(c*(x+0.044715*x*x*x)))
-		}), nil), nil
+		return tableKernel("Gelu", kernels.ActGeluTanh, 0, 0), nil
 	}
 	return nil, n.Errorf("Gelu approximate must be none or tanh, got %q", approx)
+}
+
+// activationKernel is the kernel of a node that computes one of the
+// fusable activations of ops/kernels' table; it declares the activation,
+// with the parameters its builder parsed, to the plan and the accelerator
+// (op.ActivationKernel), which fuse or place the node from that.
+type activationKernel struct {
+	op.Kernel
+	act         kernels.Act
+	alpha, beta float32
+	// fusable is false when the node's form has no fused equivalent (Clip
+	// with a bound known only at run time).
+	fusable bool
+}
+
+// Activation implements op.ActivationKernel.
+func (k activationKernel) Activation() (op.Activation, float32, float32, bool) {
+	return op.Activation(k.act.String()), k.alpha, k.beta, k.fusable
+}
+
+// declare wraps an op's own kernel (one with loops of its own, such as
+// Relu's integer forms) as computing act; those loops give the table's
+// results bit for bit (the fusion tests compare them).
+func declare(k op.Kernel, act kernels.Act, alpha, beta float32) activationKernel {
+	return activationKernel{Kernel: k, act: act, alpha: alpha, beta: beta, fusable: true}
+}
+
+// tableKernel computes act with the table's own functions, for every
+// float dtype: the op and its fused forms are one definition.
+func tableKernel(name string, act kernels.Act, alpha, beta float32) activationKernel {
+	f := floatFn{
+		func(x float32) float32 { return act.F32(x, alpha, beta) },
+		func(x float64) float64 { return act.F64(x, alpha, beta) },
+	}
+	return declare(floatKernel(name, f, nil), act, alpha, beta)
+}
+
+// tableBuilder builds tableKernel for an activation without attributes.
+func tableBuilder(name string, act kernels.Act) op.Builder {
+	return func(*op.Node) (any, error) { return tableKernel(name, act, 0, 0), nil }
 }

@@ -3,6 +3,7 @@ package elementwise
 import (
 	"math"
 
+	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -24,7 +25,15 @@ func buildClip(n *op.Node) (any, error) {
 		if a.Err != nil {
 			return nil, a.Err
 		}
-		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		// Clip-1 without a bound leaves that side alone (±Inf stay).
+		fLo, fHi := lo, hi
+		if !hasLo {
+			fLo = float32(math.Inf(-1))
+		}
+		if !hasHi {
+			fHi = float32(math.Inf(1))
+		}
+		return declare(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 			x, err := input0(in)
 			if err != nil {
 				return nil, err
@@ -39,10 +48,10 @@ func buildClip(n *op.Node) (any, error) {
 				return nil, badType("Clip", x.DType())
 			}
 			return ctx.One(out), nil
-		}), nil
+		}), kernels.ActClip, fLo, fHi), nil
 	}
 	ints := n.Version >= 12
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	k := activationKernel{act: kernels.ActClip, Kernel: op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		x, err := input0(in)
 		if err != nil {
 			return nil, err
@@ -97,7 +106,28 @@ func buildClip(n *op.Node) (any, error) {
 			clipBounds(out, d, lo, hi)
 		}
 		return ctx.One(out), nil
-	}), nil
+	})}
+	k.alpha, k.beta, k.fusable = clipFusedBounds(n)
+	return k, nil
+}
+
+// clipFusedBounds returns Clip-11+'s bounds as a fused epilogue applies
+// them to float32 data: each a constant float32 scalar, an omitted one the
+// float32 limit (as clipFloatLimits makes it); ok is false when a bound is
+// known only at run time or is not a float32 scalar.
+func clipFusedBounds(n *op.Node) (lo, hi float32, ok bool) {
+	lo, hi = -math.MaxFloat32, math.MaxFloat32
+	for i, dst := range []*float32{&lo, &hi} {
+		if !n.HasInput(i + 1) {
+			continue
+		}
+		t := n.ConstInput(i + 1)
+		if t == nil || t.DType() != tensor.Float || t.Len() != 1 {
+			return 0, 0, false
+		}
+		*dst = t.F32()[0]
+	}
+	return lo, hi, true
 }
 
 func clipBounds[T tensor.Number](out *tensor.Tensor, src []T, lo, hi *tensor.Tensor) {

@@ -21,7 +21,7 @@ func TestEpilogueRow(t *testing.T) {
 			}
 		}
 		cb, res := randSlice(r, n), randSlice(r, n)
-		for act := ActNone; act <= ActTanh; act++ {
+		for act := range numActs {
 			for mask := 0; mask < 8; mask++ {
 				hasBias := mask&1 != 0
 				var c, rs []float32

@@ -351,7 +351,8 @@ func kernel1x8(a, b []float32, k, ldb int, c []float32) {
 
 // epilogueRow applies one row of an Epilogue in a single pass: per vector
 // the additions in order (bias, column bias, residual), then the activation
-// (Sigmoid and Tanh, which call math32, run scalar over the row afterwards).
+// (the activations that are not piecewise linear, which call math32 or
+// math, run scalar over the row afterwards).
 // The comparisons reproduce activateScalar's results, NaNs included (Go's
 // min and max and wasm's f32x4.min/max agree: NaN in, NaN out;
 // min(-0, 0) = -0).
@@ -371,7 +372,7 @@ func epilogueRow(x []float32, hasBias bool, bias float32, colBias, res []float32
 		res = res[:len(x)]
 	}
 	vact := act
-	if act == ActSigmoid || act == ActTanh {
+	if !acts[act].piecewise {
 		vact = ActNone
 	}
 	vb := archsimd.BroadcastFloat32x4(bias)

@@ -19,17 +19,6 @@ type fusion struct {
 	residual    bool
 }
 
-var fusableActs = map[op.Activation]kernels.Act{
-	op.ActNone:        kernels.ActNone,
-	op.ActRelu:        kernels.ActRelu,
-	op.ActClip:        kernels.ActClip,
-	op.ActLeakyRelu:   kernels.ActLeakyRelu,
-	op.ActSigmoid:     kernels.ActSigmoid,
-	op.ActHardSigmoid: kernels.ActHardSigmoid,
-	op.ActHardSwish:   kernels.ActHardSwish,
-	op.ActTanh:        kernels.ActTanh,
-}
-
 // fusingKernel is a kernel whose builder applied the node's fusion (or had
 // none to apply): the plan stage fuses only into kernels that say so
 // (op.FusingKernel).
@@ -43,7 +32,7 @@ func parseFusion(n *op.Node) (*fusion, error) {
 	if n.Fused == nil {
 		return nil, nil
 	}
-	act, ok := fusableActs[n.Fused.Activation]
+	act, ok := kernels.ActNamed(string(n.Fused.Activation))
 	if !ok {
 		return nil, n.Errorf("%s cannot fuse activation %q", n.OpType, n.Fused.Activation)
 	}

@@ -157,22 +157,30 @@ func (r *ref) act(f *op.Fusion, res *tensor.Tensor) {
 	for i, x := range r.val {
 		al, be := float64(f.Alpha), float64(f.Beta)
 		switch f.Activation {
-		case op.ActRelu:
+		case op.Activation("Relu"):
 			x = math.Max(x, 0)
-		case op.ActClip:
+		case op.Activation("Clip"):
 			x = math.Min(math.Max(x, al), be)
-		case op.ActLeakyRelu:
+		case op.Activation("LeakyRelu"):
 			if x < 0 {
 				x *= al
 			}
-		case op.ActSigmoid:
+		case op.Activation("Sigmoid"):
 			x = 1 / (1 + math.Exp(-x))
-		case op.ActHardSigmoid:
+		case op.Activation("HardSigmoid"):
 			x = math.Max(0, math.Min(1, al*x+be))
-		case op.ActHardSwish:
+		case op.Activation("HardSwish"):
 			x *= math.Max(0, math.Min(1, x/6+0.5))
-		case op.ActTanh:
+		case op.Activation("Tanh"):
 			x = math.Tanh(x)
+		case op.Activation("Gelu"):
+			x = 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
+		case op.Activation("Gelu/tanh"):
+			x = 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+		default:
+			if f.Activation != op.ActNone {
+				panic("no reference for activation " + string(f.Activation))
+			}
 		}
 		r.val[i] = x
 	}
@@ -209,8 +217,9 @@ var testFusions = func() []*op.Fusion {
 		act         op.Activation
 		alpha, beta float32
 	}{
-		{op.ActNone, 0, 0}, {op.ActRelu, 0, 0}, {op.ActClip, -0.5, 0.75}, {op.ActLeakyRelu, 0.1, 0},
-		{op.ActSigmoid, 0, 0}, {op.ActHardSigmoid, 0.3, 0.4}, {op.ActHardSwish, 0, 0}, {op.ActTanh, 0, 0},
+		{op.ActNone, 0, 0}, {op.Activation("Relu"), 0, 0}, {op.Activation("Clip"), -0.5, 0.75}, {op.Activation("LeakyRelu"), 0.1, 0},
+		{op.Activation("Sigmoid"), 0, 0}, {op.Activation("HardSigmoid"), 0.3, 0.4}, {op.Activation("HardSwish"), 0, 0}, {op.Activation("Tanh"), 0, 0},
+		{op.Activation("Gelu"), 0, 0}, {op.Activation("Gelu/tanh"), 0, 0},
 	} {
 		for _, res := range []bool{false, true} {
 			if a.act == op.ActNone && !res {
@@ -232,7 +241,7 @@ func unfused(t *testing.T, y *tensor.Tensor, f *op.Fusion, res *tensor.Tensor) *
 	switch f.Activation {
 	case op.ActNone:
 		return y
-	case op.ActClip:
+	case op.Activation("Clip"):
 		lo, hi := tensor.New(y.DType()), tensor.New(y.DType())
 		switch d := lo.Data().(type) {
 		case []float32:
@@ -241,10 +250,14 @@ func unfused(t *testing.T, y *tensor.Tensor, f *op.Fusion, res *tensor.Tensor) *
 			d[0], hi.F64()[0] = float64(f.Alpha), float64(f.Beta)
 		}
 		return kspec{opType: "Clip", opset: 13}.run(t, y, lo, hi)
-	case op.ActLeakyRelu:
+	case op.Activation("LeakyRelu"):
 		return kspec{opType: "LeakyRelu", opset: 16, at: attrs{"alpha": f.Alpha}}.run(t, y)
-	case op.ActHardSigmoid:
+	case op.Activation("HardSigmoid"):
 		return kspec{opType: "HardSigmoid", opset: 22, at: attrs{"alpha": f.Alpha, "beta": f.Beta}}.run(t, y)
+	case op.Activation("Gelu"):
+		return kspec{opType: "Gelu", opset: 20}.run(t, y)
+	case op.Activation("Gelu/tanh"):
+		return kspec{opType: "Gelu", opset: 20, at: attrs{"approximate": "tanh"}}.run(t, y)
 	}
 	return kspec{opType: string(f.Activation), opset: 14}.run(t, y)
 }
@@ -846,7 +859,7 @@ func TestKernelConformanceBatchNorm(t *testing.T) {
 	}
 	res := op.Default.Resolve("", "BatchNormalization", 15)
 	node := &op.Node{Name: "bn", OpType: "BatchNormalization", Version: res.Version, Opset: 15, Outputs: []string{"y"},
-		Inputs: []string{"x", "s", "b", "m", "v", "r"}, Fused: &op.Fusion{Activation: op.ActRelu, Residual: true}}
+		Inputs: []string{"x", "s", "b", "m", "v", "r"}, Fused: &op.Fusion{Activation: op.Activation("Relu"), Residual: true}}
 	if _, err := res.Builder(node); err == nil {
 		t.Error("BatchNormalization accepted a fused residual")
 	}

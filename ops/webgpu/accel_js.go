@@ -96,11 +96,11 @@ func (a *Accelerator) Sync() error { return a.d.Sync() }
 // on the CPU. The pipeline is compiled here (createComputePipelineAsync,
 // cached per op, code path and rank), and constant weights and biases
 // are uploaded once.
-func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
+func (a *Accelerator) Kernel(n *op.Node, cpu any, in []graph.Type) (any, string) {
 	if lost, why := a.d.Lost(); lost {
 		return nil, "WebGPU " + why
 	}
-	s, reason := decide(n, in, a.d.Limits.MaxStorageBufferBindingSize, a.opts.MinElements)
+	s, reason := decide(n, cpu, in, a.d.Limits.MaxStorageBufferBindingSize, a.opts.MinElements)
 	if s == nil {
 		return nil, reason
 	}

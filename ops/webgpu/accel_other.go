@@ -25,6 +25,6 @@ func (a *Accelerator) With(Options) *Accelerator { return a }
 func (a *Accelerator) Device() plan.Device { return Device }
 
 // Kernel declines every node.
-func (a *Accelerator) Kernel(n *op.Node, in []graph.Type) (any, string) {
+func (a *Accelerator) Kernel(n *op.Node, cpu any, in []graph.Type) (any, string) {
 	return nil, "WebGPU is not available in this build"
 }

@@ -36,8 +36,8 @@ func TestFusedBatchNorm(t *testing.T) {
 		act         op.Activation
 		alpha, beta float32
 	}{
-		{op.ActNone, 0, 0}, {op.ActRelu, 0, 0}, {op.ActClip, -0.5, 0.6}, {op.ActLeakyRelu, 0.1, 0},
-		{op.ActSigmoid, 0, 0}, {op.ActHardSigmoid, 0.2, 0.5}, {op.ActHardSwish, 0, 0}, {op.ActTanh, 0, 0},
+		{op.ActNone, 0, 0}, {op.Activation("Relu"), 0, 0}, {op.Activation("Clip"), -0.5, 0.6}, {op.Activation("LeakyRelu"), 0.1, 0},
+		{op.Activation("Sigmoid"), 0, 0}, {op.Activation("HardSigmoid"), 0.2, 0.5}, {op.Activation("HardSwish"), 0, 0}, {op.Activation("Tanh"), 0, 0},
 	}
 	for _, shape := range [][]int{{2, 3, 5, 7}, {3, 4, 6}} {
 		for _, a := range acts {
@@ -90,12 +90,12 @@ func bnReference(x *tensor.Tensor, stats []*tensor.Tensor, res *tensor.Tensor, a
 			return nil, err
 		}
 		return out.out[cur], nil
-	case op.ActClip:
+	case op.Activation("Clip"):
 		g.init("lo", tensor.Of([]int{}, []float32{alpha})).init("hi", tensor.Of([]int{}, []float32{beta}))
 		in = append(in, "lo", "hi")
-	case op.ActLeakyRelu:
+	case op.Activation("LeakyRelu"):
 		attrs = append(attrs, aFloat("alpha", alpha))
-	case op.ActHardSigmoid:
+	case op.Activation("HardSigmoid"):
 		attrs = append(attrs, aFloat("alpha", alpha), aFloat("beta", beta))
 	}
 	g.node(string(act), in, []string{"y"}, attrs...).output("y")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 )
 
@@ -63,19 +64,21 @@ var contracts = map[string]contract{
 	"Sub":                {inputs: 2},
 	"Mul":                {inputs: 2},
 	"Div":                {inputs: 2},
-	"Relu":               {inputs: 1},
-	"Sigmoid":            {inputs: 1},
-	"Tanh":               {inputs: 1},
-	"LeakyRelu":          {inputs: 1, attrs: []string{"alpha"}},
-	"HardSigmoid":        {inputs: 1, attrs: []string{"alpha", "beta"}},
-	"HardSwish":          {inputs: 1},
-	"Clip":               {inputs: 3, attrs: []string{"max", "min"}},
 }
 
+// activationContract is the contract of a node whose CPU kernel declares
+// a fusable activation (op.ActivationKernel): its op parsed every
+// attribute and input into that declaration, which the unary kernel
+// applies as it is.
+var activationContract = contract{inputs: -1, shared: true}
+
 // checkContract returns why the node asks for more than its kernel
-// implements, or "".
-func checkContract(n *op.Node) string {
+// implements, or "". cpu is the node's CPU kernel.
+func checkContract(n *op.Node, cpu any) string {
 	c, ok := contracts[n.OpType]
+	if _, isAct := cpu.(op.ActivationKernel); isAct {
+		c, ok = activationContract, true
+	}
 	if !ok {
 		return "no WebGPU kernel for " + n.OpType
 	}
@@ -120,12 +123,20 @@ func checkContract(n *op.Node) string {
 	return ""
 }
 
-// Ops lists, sorted, the ops the accelerator has kernels for.
+// Ops lists, sorted, the ops the accelerator has kernels for: those of
+// the contract table and the activations of ops/kernels' table that have
+// a WGSL form.
 func Ops() []string {
 	names := make([]string, 0, len(contracts))
 	for name := range contracts {
 		names = append(names, name)
 	}
+	for _, a := range kernels.Activations() {
+		if _, ok := a.WGSL(); ok {
+			name, _, _ := strings.Cut(a.String(), "/")
+			names = append(names, name)
+		}
+	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }

@@ -23,13 +23,13 @@ func TestContractDeclines(t *testing.T) {
 		in   []graph.Type
 		want string
 	}{
-		{node("Relu", []string{"x", "extra"}, []string{"y"}), []graph.Type{ft(2), ft(2)}, "input 1 (extra) of Relu is not implemented"},
+		{node("Softmax", []string{"x", "extra"}, []string{"y"}), []graph.Type{ft(2), ft(2)}, "input 1 (extra) of Softmax is not implemented"},
 		{legacyAdd, []graph.Type{ft(2, 3), ft(3)}, "attribute broadcast of Add is not implemented"},
 		{node("Conv", []string{"x", "w"}, []string{"y"}, &pb.AttributeProto{Name: "future", Type: pb.AttributeProto_INT, I: 1}), []graph.Type{ft(1, 1, 3, 3), ft(1, 1, 1, 1)}, "attribute future of Conv"},
 		{ctRes, []graph.Type{ft(1, 1, 2, 2), ft(1, 1, 1, 1), {}, ft(1, 1, 2, 2)}, "fused residual on ConvTranspose"},
 		{node("MatMul", []string{"a", "b", "bias"}, []string{"y"}), []graph.Type{ft(1, 3, 4), ft(4, 5), ft(3, 5)}, "MatMul bias that is not one value per output column"},
 	} {
-		s, reason := decide(c.n, c.in, 1<<30, 0)
+		s, reason := decideCPU(c.n, c.in, 1<<30, 0)
 		if s != nil || !strings.Contains(reason, c.want) {
 			t.Errorf("%s %v: placed=%v reason %q, want one containing %q", c.n.OpType, c.in, s != nil, reason, c.want)
 		}
@@ -40,7 +40,7 @@ func TestContractDeclines(t *testing.T) {
 // (runtime/plan/matmulbias.go) is run as Gemm's C with β = 1.
 func TestMatMulBiasAccepted(t *testing.T) {
 	for _, bias := range []graph.Type{ft(5), ft(1, 5), ft(1, 1, 5)} {
-		s, reason := decide(node("MatMul", []string{"a", "b", "bias"}, []string{"y"}), []graph.Type{ft(2, 3, 4), ft(4, 5), bias}, 1<<30, 0)
+		s, reason := decideCPU(node("MatMul", []string{"a", "b", "bias"}, []string{"y"}), []graph.Type{ft(2, 3, 4), ft(4, 5), bias}, 1<<30, 0)
 		if s == nil {
 			t.Fatalf("bias %v declined: %s", bias.Shape, reason)
 		}
@@ -48,7 +48,7 @@ func TestMatMulBiasAccepted(t *testing.T) {
 			t.Errorf("bias %v: hasC %v, α %v, β %v; the kernel must add the bias", bias.Shape, s.hasC, s.gAlpha, s.gBeta)
 		}
 	}
-	s, _ := decide(node("MatMul", []string{"a", "b"}, []string{"y"}), []graph.Type{ft(2, 3, 4), ft(4, 5)}, 1<<30, 0)
+	s, _ := decideCPU(node("MatMul", []string{"a", "b"}, []string{"y"}), []graph.Type{ft(2, 3, 4), ft(4, 5)}, 1<<30, 0)
 	if s == nil || s.hasC || strings.Contains(s.src, "cc[") {
 		t.Errorf("a MatMul without a bias must not bind one")
 	}
@@ -69,9 +69,10 @@ func TestFusionFieldsKnown(t *testing.T) {
 	}
 }
 
-// TestContractsMatchDecide: every op with a contract is placed in a plain
-// form, and an op without one is declined; the contract table and decide
-// cannot drift apart.
+// TestContractsMatchDecide: every op with a contract or a declared
+// activation with a WGSL form is placed in a plain form, and an op with
+// neither is declined; Ops, the contract table and decide cannot drift
+// apart.
 func TestContractsMatchDecide(t *testing.T) {
 	x := ft(1, 2, 4, 4)
 	plain := map[string]struct {
@@ -101,14 +102,17 @@ func TestContractsMatchDecide(t *testing.T) {
 			}
 			c.n, c.in = n, in
 		}
-		if name == "Upsample" {
+		switch name {
+		case "Upsample":
 			c.n.Version = 9
+		case "Gelu":
+			c.n.Version, c.n.Opset = 20, 20
 		}
-		if s, reason := decide(c.n, c.in, 1<<30, 0); s == nil {
+		if s, reason := decideCPU(c.n, c.in, 1<<30, 0); s == nil {
 			t.Errorf("%s has a contract but is declined in a plain form: %s", name, reason)
 		}
 	}
-	if s, _ := decide(node("Gelu", []string{"x"}, []string{"y"}), []graph.Type{x}, 1<<30, 0); s != nil {
-		t.Error("an op without a contract was placed")
+	if s, _ := decideCPU(node("Softplus", []string{"x"}, []string{"y"}), []graph.Type{x}, 1<<30, 0); s != nil {
+		t.Error("an op without a contract or a declared activation was placed")
 	}
 }

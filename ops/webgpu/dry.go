@@ -21,8 +21,8 @@ func (Dry) Device() plan.Device { return Device }
 
 // Kernel returns a placeholder kernel for a node WebGPU would take, or
 // the reason it stays on the CPU.
-func (d Dry) Kernel(n *op.Node, in []graph.Type) (any, string) {
-	if s, reason := decide(n, in, 1<<30, d.MinElements); s == nil {
+func (d Dry) Kernel(n *op.Node, cpu any, in []graph.Type) (any, string) {
+	if s, reason := decide(n, cpu, in, 1<<30, d.MinElements); s == nil {
 		return nil, reason
 	}
 	return dryKernel{}, ""

@@ -19,7 +19,7 @@ func fusedConfigs() int { return max(1, configs()/5) }
 // returns the output name and its description. Every activation the plan
 // can fuse is drawn, with random parameters.
 func activationTail(r *rng, g *graphModel, x string) (string, string) {
-	switch r.intn(9) {
+	switch r.intn(11) {
 	case 0:
 		g.node("Relu", []string{x}, []string{"act"})
 	case 1:
@@ -41,6 +41,11 @@ func activationTail(r *rng, g *graphModel, x string) (string, string) {
 		g.init("lo", tensor.Scalar(lo)).init("hi", tensor.Scalar(hi))
 		g.node("Clip", []string{x, "lo", "hi"}, []string{"act"})
 		return "act", fmt.Sprintf("Clip(%g, %g)", lo, hi)
+	case 7:
+		g.node("Gelu", []string{x}, []string{"act"})
+	case 8:
+		g.node("Gelu", []string{x}, []string{"act"}, aStr("approximate", "tanh"))
+		return "act", "Gelu(tanh)"
 	default:
 		return x, "no activation"
 	}
@@ -66,7 +71,7 @@ func residualTail(r *rng, g *graphModel, x string, ys []int) (string, string) {
 // Add of each shape the plan folds ([N], [1, N], [1, 1, N]) or one it does
 // not, a residual Add and an activation.
 func randomMatMul(r *rng) (*graphModel, string) {
-	g := newModel(17)
+	g := newModel(20)
 	rank := 2 + r.intn(3)
 	m, k, n := 1+r.intn(20), 1+r.intn(17), 1+r.intn(20)
 	as := []int{m, k}
@@ -123,7 +128,7 @@ func randomMatMul(r *rng) (*graphModel, string) {
 // randomGemm draws a Gemm with random transposes, α, β and C of each
 // broadcastable shape (or none), then a residual and an activation.
 func randomGemm(r *rng) (*graphModel, string) {
-	g := newModel(17)
+	g := newModel(20)
 	m, k, n := 1+r.intn(20), 1+r.intn(17), 1+r.intn(20)
 	ta, tb := r.intn(2), r.intn(2)
 	as, bs := []int{m, k}, []int{k, n}
@@ -157,7 +162,7 @@ func randomGemm(r *rng) (*graphModel, string) {
 // bias or not) followed, at random, by an inference BatchNormalization
 // (folded into the weights), a residual Add and an activation.
 func randomConvChain(r *rng) (*graphModel, string) {
-	g := newModel(17)
+	g := newModel(20)
 	group := 1 + r.intn(3)
 	cg, mg := 1+r.intn(3), 1+r.intn(3)
 	c, mOut := cg*group, mg*group

@@ -250,10 +250,17 @@ func (r *rng) tensor(shape ...int) *tensor.Tensor {
 	return t
 }
 
-// runNodeOn builds the device's kernel for one node and runs it on vals,
-// returning its first output downloaded (an error if the device declines).
+// runNodeOn builds the device's kernel for one node (handing it the
+// node's CPU kernel, as the plan does) and runs it on vals, returning its
+// first output downloaded (an error if the device declines).
 func runNodeOn(dev *webgpu.Accelerator, n *op.Node, types []graph.Type, vals []tensor.Value) (*tensor.Tensor, error) {
-	k, reason := dev.Kernel(n, types)
+	var cpu any
+	if r := op.Default.Resolve(n.Domain, n.OpType, n.Opset); r.Builder != nil {
+		node := *n
+		node.Version = r.Version
+		cpu, _ = plan.BuildKernel(r.Builder, &node)
+	}
+	k, reason := dev.Kernel(n, cpu, types)
 	if k == nil {
 		return nil, fmt.Errorf("declined: %s", reason)
 	}

@@ -36,8 +36,8 @@ func (k destroyingKernel) RunValues(ctx *op.Context, in []tensor.Value) ([]tenso
 	return k.k.RunValues(ctx, in)
 }
 
-func (d *destroyer) Kernel(n *op.Node, in []graph.Type) (any, string) {
-	k, reason := d.Accelerator.Kernel(n, in)
+func (d *destroyer) Kernel(n *op.Node, cpu any, in []graph.Type) (any, string) {
+	k, reason := d.Accelerator.Kernel(n, cpu, in)
 	if k != nil && n.Name == d.at {
 		return destroyingKernel{d: d, k: k.(op.ValueKernel)}, ""
 	}

@@ -69,13 +69,6 @@ type spec struct {
 // binaryOps maps the broadcasting arithmetic ops to their WGSL operator.
 var binaryOps = map[string]string{"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
 
-// unaryOps maps standalone activations to the epilogue they share with
-// Conv's fused form.
-var unaryOps = map[string]op.Activation{
-	"Relu": op.ActRelu, "Sigmoid": op.ActSigmoid, "Tanh": op.ActTanh, "LeakyRelu": op.ActLeakyRelu,
-	"HardSigmoid": op.ActHardSigmoid, "HardSwish": op.ActHardSwish, "Clip": op.ActClip,
-}
-
 // maxBinaryRank bounds the ranks of the broadcasting kernel (one pipeline
 // per rank).
 const maxBinaryRank = 6
@@ -85,11 +78,11 @@ const maxBinaryRank = 6
 // inputs all have known sizes below minElems elements stays on the CPU
 // (the cost rule: for tiny tensors the transfers and the dispatch cost
 // more than the work).
-func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, string) {
+func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (*spec, string) {
 	if n.Domain != "" {
 		return nil, "WebGPU runs ai.onnx ops only"
 	}
-	if reason := checkContract(n); reason != "" {
+	if reason := checkContract(n, cpu); reason != "" {
 		return nil, reason
 	}
 	data := []int{0}
@@ -206,52 +199,20 @@ func decide(n *op.Node, in []graph.Type, limit int64, minElems int64) (*spec, st
 		}
 		return &spec{kind: kBinary, rank: r, key: fmt.Sprintf("%s/r%d", n.OpType, r), src: binaryWGSL(sym, r)}, ""
 	}
-	if act, ok := unaryOps[n.OpType]; ok {
-		s := &spec{kind: kUnary, act: act}
-		a := &op.Attribs{N: n}
-		switch n.OpType {
-		case "LeakyRelu":
-			s.alpha = a.Float("alpha", 0.01)
-		case "HardSigmoid":
-			s.alpha, s.beta = a.Float("alpha", 0.2), a.Float("beta", 0.5)
-		case "Clip":
-			lo, hi, reason := clipBounds(n, a)
-			if reason != "" {
-				return nil, reason
-			}
-			s.alpha, s.beta = lo, hi
-		}
-		if a.Err != nil {
-			return nil, a.Err.Error()
+	if ak, ok := cpu.(op.ActivationKernel); ok {
+		// The op parsed its attributes and constant inputs into the
+		// activation it declares; the GPU applies exactly that.
+		act, alpha, beta, fusable := ak.Activation()
+		if !fusable {
+			return nil, n.OpType + " has parameters known only at run time"
 		}
 		src, err := unaryWGSL(act)
 		if err != nil {
 			return nil, err.Error()
 		}
-		s.key, s.src = "unary/"+string(act), src
-		return s, ""
+		return &spec{kind: kUnary, act: act, alpha: alpha, beta: beta, key: "unary/" + string(act), src: src}, ""
 	}
 	return nil, "no WebGPU kernel for " + n.OpType
-}
-
-// clipBounds reads Clip's bounds: attributes before opset 11, constant
-// inputs after (a bound computed at run time keeps Clip on the CPU).
-func clipBounds(n *op.Node, a *op.Attribs) (lo, hi float32, reason string) {
-	lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
-	if n.Version < 11 {
-		return a.Float("min", lo), a.Float("max", hi), ""
-	}
-	for i, p := range []*float32{&lo, &hi} {
-		if !n.HasInput(i + 1) {
-			continue
-		}
-		t := n.ConstInput(i + 1)
-		if t == nil || t.DType() != tensor.Float || t.Len() != 1 {
-			return 0, 0, "Clip bounds are not float32 constants"
-		}
-		*p = t.F32()[0]
-	}
-	return lo, hi, ""
 }
 
 func typeOf(in []graph.Type, i int) graph.Type {

@@ -4,6 +4,7 @@ package webgpu_test
 
 import (
 	"fmt"
+	"github.com/gort-dev/gort/ops/kernels"
 	"os"
 	"strconv"
 	"testing"
@@ -45,7 +46,14 @@ type convCase struct {
 	desc      string
 }
 
-var convActs = []op.Activation{op.ActNone, op.ActRelu, op.ActClip, op.ActLeakyRelu, op.ActSigmoid, op.ActHardSigmoid, op.ActHardSwish, op.ActTanh}
+// convActs is every activation of ops/kernels' table, and none.
+var convActs = func() []op.Activation {
+	acts := []op.Activation{op.ActNone}
+	for _, a := range kernels.Activations() {
+		acts = append(acts, op.Activation(a.String()))
+	}
+	return acts
+}()
 
 // randomConv draws a configuration; pointwise forces a 1×1, stride-1,
 // unpadded Conv without groups (the tiled matrix-product path).
@@ -133,11 +141,11 @@ func randomConv(r *rng, transpose, pointwise bool) *convCase {
 		}
 		c.act = convActs[r.intn(len(convActs))]
 		switch c.act {
-		case op.ActClip:
+		case op.Activation("Clip"):
 			c.alpha, c.beta = -0.3, 0.45
-		case op.ActLeakyRelu:
+		case op.Activation("LeakyRelu"):
 			c.alpha = 0.137
-		case op.ActHardSigmoid:
+		case op.Activation("HardSigmoid"):
 			c.alpha, c.beta = 0.3, 0.41
 		}
 		c.desc = fmt.Sprintf("transpose=%v x=%v w=%v bias=%v constW=%v act=%s attrs=%v", transpose, c.x.Shape(), c.w.Shape(), c.b != nil, c.constW, c.act, attrText(c.attrs))
@@ -173,7 +181,7 @@ func attrText(a []*pb.AttributeProto) string {
 // reference runs the configuration on the CPU as separate nodes: Conv,
 // Add of the residual, then the activation op.
 func (c *convCase) reference() (*tensor.Tensor, error) {
-	g := newModel(19)
+	g := newModel(20)
 	g.feed("x", c.x).init("w", c.w)
 	in := []string{"x", "w"}
 	if c.b != nil {
@@ -193,15 +201,18 @@ func (c *convCase) reference() (*tensor.Tensor, error) {
 	}
 	switch c.act {
 	case op.ActNone:
-	case op.ActClip:
+	case op.Activation("Clip"):
 		g.init("lo", tensor.Of([]int{}, []float32{c.alpha})).init("hi", tensor.Of([]int{}, []float32{c.beta}))
 		g.node("Clip", []string{cur, "lo", "hi"}, []string{"a"})
 		cur = "a"
-	case op.ActLeakyRelu:
+	case op.Activation("LeakyRelu"):
 		g.node("LeakyRelu", []string{cur}, []string{"a"}, aFloat("alpha", c.alpha))
 		cur = "a"
-	case op.ActHardSigmoid:
+	case op.Activation("HardSigmoid"):
 		g.node("HardSigmoid", []string{cur}, []string{"a"}, aFloat("alpha", c.alpha), aFloat("beta", c.beta))
+		cur = "a"
+	case op.Activation("Gelu/tanh"):
+		g.node("Gelu", []string{cur}, []string{"a"}, aStr("approximate", "tanh"))
 		cur = "a"
 	default:
 		g.node(string(c.act), []string{cur}, []string{"a"})

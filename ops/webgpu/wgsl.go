@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
 )
 
@@ -25,27 +26,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 `
 
 // actFn returns a WGSL function act(v) for a fused or standalone
-// activation, reading its parameters from u.alpha and u.beta.
+// activation, reading its parameters from u.alpha and u.beta: the form
+// written in ops/kernels' table of activations, beside the CPU's.
 func actFn(a op.Activation) (string, error) {
-	var body string
-	switch a {
-	case op.ActNone:
-		body = "return v;"
-	case op.ActRelu:
-		body = "return max(v, 0.0);"
-	case op.ActClip:
-		body = "return min(max(v, u.alpha), u.beta);"
-	case op.ActLeakyRelu:
-		body = "if (v < 0.0) { return u.alpha * v; } return v;"
-	case op.ActSigmoid:
-		body = "return 1.0 / (1.0 + exp(-v));"
-	case op.ActHardSigmoid:
-		body = "return max(0.0, min(1.0, u.alpha * v + u.beta));"
-	case op.ActHardSwish:
-		body = "return v * max(0.0, min(1.0, v / 6.0 + 0.5));"
-	case op.ActTanh:
-		body = "return tanh(v);"
-	default:
+	act, ok := kernels.ActNamed(string(a))
+	body, hasWGSL := act.WGSL()
+	if !ok || !hasWGSL {
 		return "", fmt.Errorf("activation %q has no WGSL form", a)
 	}
 	return "fn act(v: f32) -> f32 { " + body + " }\n", nil

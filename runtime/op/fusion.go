@@ -2,23 +2,28 @@ package op
 
 import "github.com/gort-dev/gort/runtime/tensor"
 
-// Activation names an elementwise function that the plan stage may fuse into
-// the output loop of a Conv, ConvTranspose, Gemm or MatMul node.
+// Activation names an elementwise function that the plan stage may fuse
+// into the output loop of a Conv, ConvTranspose, Gemm, MatMul or
+// BatchNormalization node: the ONNX op type ("Relu"), with "/variant"
+// where an attribute selects another formula ("Gelu/tanh"). The kernel of
+// the activation's own op declares it (ActivationKernel); what the names
+// mean, in every form a kernel needs, is written once, in ops/kernels'
+// table of activations.
 type Activation string
 
-// The activations a kernel epilogue must support. Their parameters live in
-// Fusion.Alpha/Beta with the meaning of the ONNX op's attributes (Clip's
-// min/max, which are inputs in the op, become Alpha/Beta here).
-const (
-	ActNone        Activation = ""
-	ActRelu        Activation = "Relu"
-	ActClip        Activation = "Clip"        // min(max(x, Alpha), Beta)
-	ActLeakyRelu   Activation = "LeakyRelu"   // x < 0 ? Alpha·x : x
-	ActSigmoid     Activation = "Sigmoid"     //
-	ActHardSigmoid Activation = "HardSigmoid" // max(0, min(1, Alpha·x + Beta))
-	ActHardSwish   Activation = "HardSwish"   // x · max(0, min(1, x/6 + 1/2))
-	ActTanh        Activation = "Tanh"
-)
+// ActNone is no activation.
+const ActNone Activation = ""
+
+// ActivationKernel is implemented by the kernel of an elementwise node
+// that computes one of the fusable activations. Activation returns it with
+// its parameters (Fusion.Alpha/Beta), parsed from the node's attributes and
+// constant inputs when the kernel was built; ok is false when this node's
+// form cannot be fused (Clip with bounds known only at run time). The plan
+// asks it instead of reading the node a second time, and so does an
+// accelerator placing the node on its own.
+type ActivationKernel interface {
+	Activation() (act Activation, alpha, beta float32, ok bool)
+}
 
 // Fusion is work the plan stage folded into a node's output loop. The kernel
 // computes y = act(op(x) + residual): the residual (when Residual is true) is

@@ -40,7 +40,7 @@ func (r *fakeRemote) Release() { r.dev.released.Add(1) }
 
 func (d *fakeDevice) Device() plan.Device { return "fake" }
 
-func (d *fakeDevice) Kernel(n *op.Node, in []graph.Type) (any, string) {
+func (d *fakeDevice) Kernel(n *op.Node, _ any, in []graph.Type) (any, string) {
 	if n.OpType != "Relu" {
 		return nil, "fake runs Relu only"
 	}

@@ -82,11 +82,14 @@ const CPU Device = "cpu"
 type Accelerator interface {
 	Device() Device
 	// Kernel builds a kernel for the node (its Consts and Fused are set;
-	// inputs are the inputs' inferred types, Undefined where unknown). The
+	// cpu is its CPU kernel, built from the same node, through which the
+	// op answers questions about its parsed form, such as
+	// op.ActivationKernel; inputs are the inputs' inferred types,
+	// Undefined where unknown). The
 	// kernel is an op.ValueKernel: its inputs are CPU tensors or its own
 	// tensor.Remote values, and it returns tensor.Remote values. A nil
 	// kernel comes with the reason.
-	Kernel(n *op.Node, inputs []graph.Type) (kernel any, reason string)
+	Kernel(n *op.Node, cpu any, inputs []graph.Type) (kernel any, reason string)
 }
 
 // An Accelerator may also be a Segmenter (segments.go): then, once every
@@ -359,7 +362,7 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 				in[i] = c.opts.Types[name]
 			}
 		}
-		gk, reason := acc.Kernel(&node.Node, in)
+		gk, reason := acc.Kernel(&node.Node, k, in)
 		if gk != nil {
 			st.CPUKernel, st.Kernel, st.Device = k, gk, acc.Device()
 		} else {

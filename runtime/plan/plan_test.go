@@ -707,3 +707,64 @@ func TestWinogradWeightsReleased(t *testing.T) {
 		}
 	}
 }
+
+// TestActivationFusionAsksTheKernel: the plan fuses whatever activation
+// the next node's kernel declares (op.ActivationKernel), with the
+// parameters that kernel parsed, and nothing else: Gelu in both forms
+// (a transformer's feed-forward layer: MatMul, bias, Gelu) is fused with
+// the results of the separate ops bit for bit, and a Clip whose bound is
+// computed at run time stays a node of its own.
+func TestActivationFusionAsksTheKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := randTensor(r, 2, 3, 5, 7)
+	for _, c := range []struct {
+		name  string
+		build func(m *tm.Model)
+		fused string // "" when nothing may be fused
+	}{
+		{"MatMul + bias + Gelu", func(m *tm.Model) {
+			m.Init("k", randTensor(r, 7, 4))
+			m.Init("bias", randTensor(r, 4))
+			m.Node("MatMul", []string{"x", "k"}, []string{"mm"})
+			m.Node("Add", []string{"mm", "bias"}, []string{"p"})
+			m.Node("Gelu", []string{"p"}, []string{"y"})
+		}, "Gelu"},
+		{"Conv + Gelu(tanh)", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("Gelu", []string{"c"}, []string{"y"}, tm.String("approximate", "tanh"))
+		}, "Gelu"},
+		{"Conv + Clip with constant bounds", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Init("lo", tensor.Of([]int{}, []float32{-0.25}))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("Clip", []string{"c", "lo"}, []string{"y"})
+		}, "Clip"},
+		{"Conv + Clip with a bound computed at run time", func(m *tm.Model) {
+			m.Init("w", randTensor(r, 4, 3, 3, 2))
+			m.Node("ReduceMin", []string{"x"}, []string{"lo"}, tm.Int("keepdims", 0))
+			m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 0, 1, 1))
+			m.Node("Clip", []string{"c", "lo"}, []string{"y"})
+		}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := tm.New(20)
+			m.Input("x", tensor.Float, 2, 3, 5, 7)
+			c.build(m)
+			m.Output("y", tensor.Float)
+			feeds := map[string]tensor.Value{"x": x}
+			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
+			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			fused := s.Plan().Report.Fused
+			switch {
+			case c.fused == "" && len(fused) != 0:
+				t.Errorf("fused %v, want nothing fused", fused)
+			case c.fused != "" && (len(fused) == 0 || !strings.Contains(fused[len(fused)-1], c.fused)):
+				t.Errorf("fused %v, want the %s fused", fused, c.fused)
+			}
+			if d := maxDiff(t, got["y"], want["y"]); d != 0 {
+				t.Errorf("fused result differs from the separate ops by %g", d)
+			}
+		})
+	}
+}

@@ -592,45 +592,29 @@ func probeKernel(n *graph.Node) any {
 	return k
 }
 
-// activation reads an activation node as an epilogue.
+// activation asks n's kernel whether n computes a fusable activation
+// (op.ActivationKernel), and with which parameters: the op parsed its
+// attributes and constant inputs once, and the plan does not read them
+// again. The kernel is built with n's one-element constants only (Clip's
+// bounds), so that probing a node that is no activation packs no weights.
 func activation(w *workGraph, n *graph.Node) (*op.Fusion, bool) {
-	switch n.OpType {
-	case "Relu":
-		return &op.Fusion{Activation: op.ActRelu}, len(n.Inputs) == 1
-	case "Sigmoid":
-		return &op.Fusion{Activation: op.ActSigmoid}, len(n.Inputs) == 1
-	case "Tanh":
-		return &op.Fusion{Activation: op.ActTanh}, len(n.Inputs) == 1
-	case "HardSwish":
-		return &op.Fusion{Activation: op.ActHardSwish}, len(n.Inputs) == 1
-	case "LeakyRelu":
-		a, err := n.Float("alpha", 0.01)
-		return &op.Fusion{Activation: op.ActLeakyRelu, Alpha: a}, err == nil && len(n.Inputs) == 1
-	case "HardSigmoid":
-		a, err1 := n.Float("alpha", 0.2)
-		b, err2 := n.Float("beta", 0.5)
-		return &op.Fusion{Activation: op.ActHardSigmoid, Alpha: a, Beta: b}, err1 == nil && err2 == nil && len(n.Inputs) == 1
-	case "Clip":
-		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-		if n.Version < 11 {
-			var err1, err2 error
-			lo, err1 = n.Float("min", -math.MaxFloat32)
-			hi, err2 = n.Float("max", math.MaxFloat32)
-			return &op.Fusion{Activation: op.ActClip, Alpha: lo, Beta: hi}, err1 == nil && err2 == nil
+	node := n.Node
+	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
+	for i, in := range n.Inputs {
+		if t := w.constTensor(in); t != nil && t.Len() == 1 {
+			node.Consts[i] = t
 		}
-		for i, dst := range []*float32{&lo, &hi} {
-			if !n.HasInput(i + 1) {
-				continue
-			}
-			t := w.constTensor(n.Inputs[i+1])
-			if t == nil || t.DType() != tensor.Float || t.Len() != 1 {
-				return nil, false
-			}
-			*dst = t.F32()[0]
-		}
-		return &op.Fusion{Activation: op.ActClip, Alpha: lo, Beta: hi}, true
 	}
-	return nil, false
+	k, err := BuildKernel(n.Builder, &node)
+	if err != nil {
+		return nil, false
+	}
+	ak, ok := k.(op.ActivationKernel)
+	if !ok {
+		return nil, false
+	}
+	act, alpha, beta, ok := ak.Activation()
+	return &op.Fusion{Activation: act, Alpha: alpha, Beta: beta}, ok
 }
 
 // freshName returns a value name not used in the graph.

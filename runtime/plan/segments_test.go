@@ -24,7 +24,7 @@ type segDevice struct {
 
 func (d *segDevice) Device() plan.Device { return "fake" }
 
-func (d *segDevice) Kernel(n *op.Node, in []graph.Type) (any, string) {
+func (d *segDevice) Kernel(n *op.Node, _ any, in []graph.Type) (any, string) {
 	if !d.takes[n.OpType] {
 		return nil, "fake does not run " + n.OpType
 	}

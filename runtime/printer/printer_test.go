@@ -111,7 +111,7 @@ type fakeGPU struct{}
 
 func (fakeGPU) Device() plan.Device { return "fakegpu" }
 
-func (fakeGPU) Kernel(n *op.Node, _ []graph.Type) (any, string) {
+func (fakeGPU) Kernel(n *op.Node, _ any, _ []graph.Type) (any, string) {
 	if n.OpType != "Conv" {
 		return nil, "fakegpu runs Conv only"
 	}
