@@ -17,6 +17,15 @@ import (
 
 type smKind int
 
+// SoftmaxAttrs are Softmax's (LogSoftmax's, Hardmax's) attributes as the
+// builder parsed them: Axis as written (negative counts from the end),
+// Coerce2D for versions before 13 (the input flattened to 2-D at Axis).
+// The WebGPU kernel reads them from the CPU kernel (op.AttrsKernel).
+type SoftmaxAttrs struct {
+	Axis     int64
+	Coerce2D bool
+}
+
 const (
 	smSoftmax smKind = iota
 	smLog
@@ -36,7 +45,7 @@ func init() {
 				return nil, err
 			}
 			coerce := n.Version < 13
-			return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+			return op.WithAttrs(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 				x, err := input0(in)
 				if err != nil {
 					return nil, err
@@ -77,7 +86,7 @@ func init() {
 					softmaxT(k, out.F32(), x.F32(), outer, mid, inner, softmaxRowF32)
 				}
 				return ctx.One(out), nil
-			}), nil
+			}), SoftmaxAttrs{Axis: axis, Coerce2D: coerce}), nil
 		})
 	}
 }

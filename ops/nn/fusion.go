@@ -27,6 +27,16 @@ type fusingKernel struct{ op.KernelFunc }
 // AppliesFusion implements op.FusingKernel.
 func (fusingKernel) AppliesFusion() bool { return true }
 
+// attrsFusingKernel is a fusingKernel that exposes the attributes its
+// builder parsed (op.AttrsKernel).
+type attrsFusingKernel struct {
+	fusingKernel
+	attrs any
+}
+
+// Attrs implements op.AttrsKernel.
+func (k attrsFusingKernel) Attrs() any { return k.attrs }
+
 // parseFusion reads n.Fused (nil when the node has none).
 func parseFusion(n *op.Node) (*fusion, error) {
 	if n.Fused == nil {

@@ -292,6 +292,13 @@ func intMatMul[T intElem](p *mmPlan, a, b, y []T) {
 	})
 }
 
+// GemmAttrs are Gemm's attributes as its builder parsed them; the WebGPU
+// kernel reads them from the CPU kernel (op.AttrsKernel).
+type GemmAttrs struct {
+	Alpha, Beta    float32
+	TransA, TransB bool
+}
+
 func buildGemm(n *op.Node) (any, error) {
 	a := &op.Attribs{N: n}
 	alpha := a.Float("alpha", 1)
@@ -310,7 +317,7 @@ func buildGemm(n *op.Node) (any, error) {
 		cB = newConstB(b, transB)
 	}
 	var plans planCache[*gemmPlan]
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return attrsFusingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -390,7 +397,7 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
 		return ctx.One(y), nil
-	})}, nil
+	})}, GemmAttrs{Alpha: alpha, Beta: beta, TransA: transA, TransB: transB}}, nil
 }
 
 // gemmPlan is a Gemm's dims worked out from its input shapes: op(A) m×k,

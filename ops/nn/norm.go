@@ -83,6 +83,15 @@ func (p *bnAffine) of(params []*tensor.Tensor) bool {
 	return true
 }
 
+// BatchNormAttrs are BatchNormalization's attributes as its builder parsed
+// them (Training: training_mode, or for versions before 14 any of the
+// statistics outputs requested); the WebGPU kernel reads them from the
+// CPU kernel (op.AttrsKernel).
+type BatchNormAttrs struct {
+	Epsilon  float64
+	Training bool
+}
+
 func buildBatchNorm(n *op.Node) (any, error) {
 	a := &op.Attribs{N: n}
 	eps := float64(a.Float("epsilon", 1e-5))
@@ -114,7 +123,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 	if checkFloat(consts...) == nil && !slices.ContainsFunc(consts, func(t *tensor.Tensor) bool { return t == nil || t.Len() != consts[0].Len() }) {
 		constAffine = newBNAffine(consts, eps)
 	}
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return attrsFusingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 5 {
 			return nil, op.Errorf("BatchNormalization needs X, scale, B, mean, var")
 		}
@@ -237,7 +246,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			out = append(out, sm, sv)
 		}
 		return out[:min(len(out), len(n.Outputs))], nil
-	})}, nil
+	})}, BatchNormAttrs{Epsilon: eps, Training: training}}, nil
 }
 
 func buildInstanceNorm(n *op.Node) (any, error) {

@@ -12,6 +12,11 @@ func init() {
 
 // buildConcat: axis defaulted to 1 in version 1, is required from 4 and may
 // be negative from 11.
+// ConcatAttrs are Concat's attributes as its builder parsed them (Axis
+// as written; negative counts from the end); the WebGPU kernel reads
+// them from the CPU kernel (op.AttrsKernel).
+type ConcatAttrs struct{ Axis int64 }
+
 func buildConcat(n *op.Node) (any, error) {
 	if n.Version >= 4 && !n.Has("axis") {
 		return nil, n.Errorf("Concat-%d needs the axis attribute", n.Version)
@@ -20,7 +25,7 @@ func buildConcat(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.WithAttrs(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		var xs []*tensor.Tensor
 		for _, t := range in {
 			if t != nil {
@@ -70,5 +75,5 @@ func buildConcat(n *op.Node) (any, error) {
 			off += rowIn
 		}
 		return ctx.One(out), nil
-	}), nil
+	}), ConcatAttrs{Axis: axis}), nil
 }

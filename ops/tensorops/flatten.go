@@ -12,6 +12,11 @@ func init() {
 
 // buildFlatten: axis is in [0, r] (negative from version 11 on, counting
 // from the back); the result shares the input's data.
+// FlattenAttrs are Flatten's attributes as its builder parsed them (Axis
+// as written); the WebGPU kernel reads them from the CPU kernel
+// (op.AttrsKernel).
+type FlattenAttrs struct{ Axis int64 }
+
 func buildFlatten(n *op.Node) (any, error) {
 	axis, err := n.Int("axis", 1)
 	if err != nil {
@@ -20,7 +25,7 @@ func buildFlatten(n *op.Node) (any, error) {
 	if axis < 0 && n.Version < 11 {
 		return nil, n.Errorf("Flatten-%d does not allow a negative axis (%d)", n.Version, axis)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.WithAttrs(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil {
 			return nil, op.Errorf("Flatten needs an input")
 		}
@@ -33,5 +38,5 @@ func buildFlatten(n *op.Node) (any, error) {
 			return nil, op.Errorf("axis %d is out of range for rank %d", axis, len(sh))
 		}
 		return ctx.One(ctx.Reshaped(in[0], []int{opsutil.Product(sh[:a]), opsutil.Product(sh[a:])})), nil
-	}), nil
+	}), FlattenAttrs{Axis: axis}), nil
 }

@@ -15,6 +15,11 @@ func init() {
 // buildReshape: version 1 takes the shape as an attribute, 5+ as an input;
 // 14 added allowzero (0 means an empty dim rather than "copy the input dim").
 // The result shares the input's data: tensors are immutable.
+// ReshapeAttrs are Reshape's attributes as its builder parsed them
+// (AllowZero: allowzero, from version 14); the WebGPU kernel reads them
+// from the CPU kernel (op.AttrsKernel).
+type ReshapeAttrs struct{ AllowZero bool }
+
 func buildReshape(n *op.Node) (any, error) {
 	a := &op.Attribs{N: n}
 	allowZero := a.Int("allowzero", 0) != 0 && n.Version >= 14
@@ -25,7 +30,7 @@ func buildReshape(n *op.Node) (any, error) {
 	if n.Version < 5 && !n.Has("shape") {
 		return nil, n.Errorf("Reshape-%d needs the shape attribute", n.Version)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.WithAttrs(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil {
 			return nil, op.Errorf("Reshape needs its data input")
 		}
@@ -46,7 +51,7 @@ func buildReshape(n *op.Node) (any, error) {
 			return nil, err
 		}
 		return ctx.One(ctx.Reshaped(in[0], shape)), nil
-	}), nil
+	}), ReshapeAttrs{AllowZero: allowZero}), nil
 }
 
 // reshapeDims resolves a Reshape shape spec (0 = copy, -1 = infer) against

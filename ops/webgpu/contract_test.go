@@ -116,3 +116,36 @@ func TestContractsMatchDecide(t *testing.T) {
 		t.Error("an op without a contract or a declared activation was placed")
 	}
 }
+
+// TestGPUReadsTheCPUParse: the attributes the WebGPU kernels run with
+// are those the node's CPU kernel parsed (op.AttrsKernel), defaults and
+// version rules included; offered without a CPU kernel, a node stays on
+// the CPU rather than being read a second time.
+func TestGPUReadsTheCPUParse(t *testing.T) {
+	gemm := node("Gemm", []string{"a", "b"}, []string{"y"},
+		&pb.AttributeProto{Name: "transB", Type: pb.AttributeProto_INT, I: 1},
+		&pb.AttributeProto{Name: "alpha", Type: pb.AttributeProto_FLOAT, F: 0.5})
+	mats := []graph.Type{ft(2, 3), ft(4, 3)}
+	if s, reason := decide(gemm, nil, mats, 1<<30, 0); s != nil || !strings.Contains(reason, "does not expose its parsed attributes") {
+		t.Errorf("Gemm without its CPU kernel: placed=%v, reason %q", s != nil, reason)
+	}
+	if s, reason := decideCPU(gemm, mats, 1<<30, 0); s == nil || !s.transB || s.transA || s.gAlpha != 0.5 || s.gBeta != 1 {
+		t.Errorf("Gemm: placed=%v (%s), want transB, α 0.5, β 1", s != nil, reason)
+	}
+	legacy := node("Softmax", []string{"x"}, []string{"y"})
+	legacy.Version, legacy.Opset = 11, 11
+	if s, reason := decideCPU(legacy, []graph.Type{ft(2, 3, 4)}, 1<<30, 0); s == nil || s.axis != 1 || !s.legacy {
+		t.Errorf("Softmax-11: placed=%v (%s), want axis 1 (its default), coerced to 2-D", s != nil, reason)
+	}
+	if s, reason := decideCPU(node("Softmax", []string{"x"}, []string{"y"}), []graph.Type{ft(2, 3, 4)}, 1<<30, 0); s == nil || s.axis != 2 || s.legacy {
+		t.Errorf("Softmax-13: placed=%v (%s), want axis 2 (-1, its default)", s != nil, reason)
+	}
+	// allowzero exists from Reshape-14; the CPU ignores it before.
+	reshape := node("Reshape", []string{"x", "s"}, []string{"y"}, &pb.AttributeProto{Name: "allowzero", Type: pb.AttributeProto_INT, I: 1})
+	for _, v := range []int{13, 14} {
+		reshape.Version, reshape.Opset = v, v
+		if s, reason := decideCPU(reshape, []graph.Type{ft(2, 3), ft(2)}, 1<<30, 0); s == nil || s.allowZero != (v >= 14) {
+			t.Errorf("Reshape-%d with allowzero=1: placed=%v (%s), want allowZero %v", v, s != nil, reason, v >= 14)
+		}
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gort-dev/gort/ops/elementwise"
+	"github.com/gort-dev/gort/ops/nn"
 	"github.com/gort-dev/gort/ops/resample"
+	"github.com/gort-dev/gort/ops/tensorops"
 	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
@@ -138,11 +141,11 @@ func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (
 	case "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool":
 		return decidePool(n, in)
 	case "Concat":
-		a := &op.Attribs{N: n}
-		axis := int(a.Int("axis", 1)) // Concat-1's default; 4 made it required
-		if a.Err != nil || !n.Has("axis") && n.Version >= 4 {
-			return nil, "Concat axis attribute is missing or invalid"
+		a, ok := attrsOf[tensorops.ConcatAttrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
 		}
+		axis := int(a.Axis)
 		r := len(in[0].Shape)
 		if axis < 0 {
 			axis += r
@@ -160,26 +163,25 @@ func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (
 	}
 	switch n.OpType {
 	case "Identity", "Dropout", "Flatten", "Reshape":
-		return decideCopy(n, in)
+		return decideCopy(n, cpu, in)
 	case "BatchNormalization":
-		return decideBatchNorm(n, in)
+		return decideBatchNorm(n, cpu, in)
 	case "Softmax":
-		a := &op.Attribs{N: n}
-		def := int64(-1)
-		if n.Version < 13 {
-			def = 1
+		a, ok := attrsOf[elementwise.SoftmaxAttrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
 		}
-		axis := int(a.Int("axis", def))
+		axis := int(a.Axis)
 		r := len(in[0].Shape)
 		if axis < 0 {
 			axis += r
 		}
-		if a.Err != nil || axis < 0 || axis >= r {
+		if axis < 0 || axis >= r {
 			return nil, fmt.Sprintf("Softmax axis out of range for rank %d", r)
 		}
-		return &spec{kind: kSoftmax, axis: axis, legacy: n.Version < 13, key: "softmax", src: softmaxWGSL}, ""
+		return &spec{kind: kSoftmax, axis: axis, legacy: a.Coerce2D, key: "softmax", src: softmaxWGSL}, ""
 	case "MatMul", "Gemm":
-		return decideMatMul(n, in)
+		return decideMatMul(n, cpu, in)
 	}
 	if n.OpType == "Sum" {
 		// Sum of N inputs: N-1 broadcasting additions (Add's pipeline).
@@ -213,6 +215,25 @@ func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (
 		return &spec{kind: kUnary, act: act, alpha: alpha, beta: beta, key: "unary/" + string(act), src: src}, ""
 	}
 	return nil, "no WebGPU kernel for " + n.OpType
+}
+
+// attrsOf returns the attributes the node's CPU kernel parsed, as the
+// struct its op package exports (op.AttrsKernel): the GPU lowers the node
+// from the values the CPU runs with, never from a second reading.
+func attrsOf[T any](cpu any) (T, bool) {
+	if ak, ok := cpu.(op.AttrsKernel); ok {
+		a, ok := ak.Attrs().(T)
+		return a, ok
+	}
+	var zero T
+	return zero, false
+}
+
+// noAttrs is the reason a node whose CPU kernel exposes no parsed
+// attributes stays on the CPU (a builder that failed, or a test's node
+// offered without its CPU kernel).
+func noAttrs(n *op.Node) string {
+	return n.OpType + "'s CPU kernel does not expose its parsed attributes"
 }
 
 func typeOf(in []graph.Type, i int) graph.Type {
@@ -340,17 +361,17 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 // decideBatchNorm places inference BatchNormalization as y = x·a[c] +
 // b[c], folded from constant statistics at build (or per run), with the
 // fused activation and residual if any.
-func decideBatchNorm(n *op.Node, in []graph.Type) (*spec, string) {
-	a := &op.Attribs{N: n}
-	eps := float64(a.Float("epsilon", 1e-5))
-	if a.Int("training_mode", 0) != 0 {
+func decideBatchNorm(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
+	a, ok := attrsOf[nn.BatchNormAttrs](cpu)
+	if !ok {
+		return nil, noAttrs(n)
+	}
+	eps := a.Epsilon
+	if a.Training {
 		return nil, "BatchNormalization in training mode"
 	}
 	if n.Version < 9 {
 		return nil, fmt.Sprintf("BatchNormalization-%d (its spatial attribute)", n.Version)
-	}
-	if a.Err != nil {
-		return nil, a.Err.Error()
 	}
 	if len(in[0].Shape) < 2 {
 		return nil, "BatchNormalization input of rank < 2"
@@ -399,20 +420,20 @@ func foldBatchNorm(p [4]*tensor.Tensor, eps float64) (a, b []float32, err error)
 // maxBatchRank bounds MatMul's batch dims (one pipeline per batch rank).
 const maxBatchRank = 4
 
-func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
+func decideMatMul(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
 	s := &spec{kind: kMatMul, gAlpha: 1}
 	if f := n.Fused; f != nil {
 		s.act, s.alpha, s.beta, s.residual = f.Activation, f.Alpha, f.Beta, f.Residual
 	}
 	ra, rb := len(in[0].Shape), len(in[1].Shape)
 	if n.OpType == "Gemm" {
-		a := &op.Attribs{N: n}
-		s.transA, s.transB = a.Int("transA", 0) != 0, a.Int("transB", 0) != 0
-		s.hasC = n.HasInput(2)
-		s.gAlpha, s.gBeta = a.Float("alpha", 1), a.Float("beta", 1)
-		if a.Err != nil {
-			return nil, a.Err.Error()
+		a, ok := attrsOf[nn.GemmAttrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
 		}
+		s.transA, s.transB = a.TransA, a.TransB
+		s.hasC = n.HasInput(2)
+		s.gAlpha, s.gBeta = a.Alpha, a.Beta
 		if ra != 2 || rb != 2 {
 			return nil, "Gemm inputs must be matrices"
 		}
@@ -452,8 +473,8 @@ func decideMatMul(n *op.Node, in []graph.Type) (*spec, string) {
 // decideCopy places the ops that only relabel a tensor (Identity,
 // inference Dropout, Flatten, Reshape): a buffer copy under the new shape,
 // so that a segment around them stays on the device.
-func decideCopy(n *op.Node, in []graph.Type) (*spec, string) {
-	a := &op.Attribs{N: n}
+func decideCopy(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
+	a := &op.Attribs{N: n} // Dropout-6's is_test
 	s := &spec{kind: kCopy, key: "copy"}
 	switch n.OpType {
 	case "Dropout":
@@ -468,7 +489,11 @@ func decideCopy(n *op.Node, in []graph.Type) (*spec, string) {
 		}
 		s.mask = len(n.Outputs) > 1 && n.Outputs[1] != ""
 	case "Flatten":
-		s.axis = int(a.Int("axis", 1))
+		fa, ok := attrsOf[tensorops.FlattenAttrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
+		}
+		s.axis = int(fa.Axis)
 		r := len(in[0].Shape)
 		if s.axis < 0 {
 			s.axis += r
@@ -480,7 +505,11 @@ func decideCopy(n *op.Node, in []graph.Type) (*spec, string) {
 		if n.Version < 5 {
 			return nil, "Reshape-1 (shape as an attribute)"
 		}
-		s.allowZero = a.Int("allowzero", 0) != 0
+		ra, ok := attrsOf[tensorops.ReshapeAttrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
+		}
+		s.allowZero = ra.AllowZero
 	}
 	if a.Err != nil {
 		return nil, a.Err.Error()

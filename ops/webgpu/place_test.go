@@ -13,8 +13,6 @@ import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
-
-	_ "github.com/gort-dev/gort/ops/elementwise" // the activations' CPU kernels, which declare them
 )
 
 func ft(dims ...int64) graph.Type {

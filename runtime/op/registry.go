@@ -22,6 +22,24 @@ type ValueKernel interface {
 	RunValues(ctx *Context, in []tensor.Value) ([]tensor.Value, error)
 }
 
+// AttrsKernel is implemented by a kernel that exposes the attributes its
+// builder parsed, as a struct its op package exports (nn.GemmAttrs…), so
+// that an accelerator lowers the node from the same values the CPU kernel
+// runs with instead of reading the node a second time.
+type AttrsKernel interface {
+	Attrs() any
+}
+
+// WithAttrs returns k exposing attrs (AttrsKernel).
+func WithAttrs(k Kernel, attrs any) Kernel { return attrsKernel{k, attrs} }
+
+type attrsKernel struct {
+	Kernel
+	attrs any
+}
+
+func (k attrsKernel) Attrs() any { return k.attrs }
+
 // KernelFunc adapts a function to Kernel.
 type KernelFunc func(ctx *Context, in []*tensor.Tensor) ([]*tensor.Tensor, error)
 
