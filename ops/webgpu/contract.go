@@ -55,7 +55,7 @@ var contracts = map[string]contract{
 	"Dropout":            {inputs: 3, attrs: []string{"is_test", "ratio", "seed"}}, // inference: ratio and seed do nothing
 	"Flatten":            {inputs: 1, attrs: []string{"axis"}},
 	"Reshape":            {inputs: 2, attrs: []string{"allowzero"}},
-	"BatchNormalization": {inputs: 5, attrs: []string{"epsilon", "momentum", "training_mode"}, fuses: true, residual: true}, // momentum only updates running statistics, which inference does not output
+	"BatchNormalization": {inputs: 5, attrs: []string{"epsilon", "momentum", "training_mode"}, fuses: true}, // momentum only updates running statistics, which inference does not output
 	"Softmax":            {inputs: 1, attrs: []string{"axis"}},
 	"MatMul":             {inputs: 3, fuses: true, residual: true}, // the third is the bias the plan fuses (runtime/plan/matmulbias.go)
 	"Gemm":               {inputs: 3, attrs: []string{"alpha", "beta", "transA", "transB"}, fuses: true, residual: true},
