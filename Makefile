@@ -118,6 +118,7 @@ fuzz:
 generate: proto
 	$(GO) run ./tools/genspec
 	$(GO) run ./tools/genschema
+	$(GO) run ./tools/genjsoptions
 
 proto:
 	$(PROTOC_SETUP)
@@ -141,7 +142,7 @@ protoc_gen = (cd runtime/onnxpb && PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc
 # their generators' tests, the protobuf bindings by regenerating them into a temporary directory (the protoc
 # version line of their header is not compared, so another protoc 3.x release does not count as stale).
 check-generated:
-	$(GO) test -count=1 -run 'TestGeneratedFiles?UpToDate' ./tools/genspec/ ./tools/genpbwire/
+	$(GO) test -count=1 -run 'TestGeneratedFiles?UpToDate' ./tools/genspec/ ./tools/genpbwire/ ./tools/genjsoptions/
 	$(GO) test -count=1 -run 'TestUpToDate' ./tools/genschema/
 	$(PROTOC_SETUP)
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && $(call protoc_gen,$$tmp) && \

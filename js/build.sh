@@ -37,7 +37,7 @@ FLAGS=(-trimpath -ldflags='-s -w')
 # 2.5 MB budget; the kernels and the common operators keep it. ops/rnn is
 # the recurrent ops' drivers (their step kernels are ops/rnn/kern).
 for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/check runtime/shapes runtime/printer \
-  runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv \
+  runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv options \
   runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
   ops/image ops/kvcache ops/attention ops/control ops/rnn; do
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")

@@ -48,50 +48,9 @@ type Options struct {
 	// Log, when set, receives notable events (a lost device).
 	Log func(msg string)
 	// Optimization selects the plan stage's graph rewrites, as onnxruntime's
-	// graphOptimizationLevel does. The zero value is OptimizeAll.
-	Optimization OptimizationLevel
-}
-
-// OptimizationLevel selects which graph rewrites run at load.
-type OptimizationLevel int
-
-const (
-	// OptimizeAll runs every rewrite (the default).
-	OptimizeAll OptimizationLevel = iota
-	// OptimizeDisabled runs the graph as written.
-	OptimizeDisabled
-	// OptimizeBasic folds constants and removes dead and no-op nodes.
-	OptimizeBasic
-	// OptimizeExtended adds BatchNormalization folding and operator fusion.
-	OptimizeExtended
-)
-
-func (l OptimizationLevel) planLevel() plan.Level {
-	switch l {
-	case OptimizeDisabled:
-		return plan.Disabled
-	case OptimizeBasic:
-		return plan.Basic
-	case OptimizeExtended:
-		return plan.Extended
-	}
-	return plan.All
-}
-
-// ParseOptimizationLevel reads onnxruntime's names: "disabled", "basic",
-// "extended", "all" ("" means all).
-func ParseOptimizationLevel(s string) (OptimizationLevel, error) {
-	switch s {
-	case "", "all":
-		return OptimizeAll, nil
-	case "disabled":
-		return OptimizeDisabled, nil
-	case "basic":
-		return OptimizeBasic, nil
-	case "extended":
-		return OptimizeExtended, nil
-	}
-	return 0, errs.New(errs.InvalidArgument, "graphOptimizationLevel %q: expected disabled, basic, extended or all", s)
+	// graphOptimizationLevel does. The zero value is plan.All (every
+	// rewrite); package options reads the level names.
+	Optimization plan.Level
 }
 
 // Session is a loaded model ready to run. It is immutable after Load, so it
@@ -170,7 +129,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	for _, in := range m.Graph.Inputs {
 		s.declared[in.Name] = s.override(in.Type)
 	}
-	if o.Optimization != OptimizeDisabled || o.Accelerator != nil {
+	if o.Optimization != plan.Disabled || o.Accelerator != nil {
 		s.types = s.inferTypes(s.declared)
 	}
 	s.plan, err = s.compile(nil)
@@ -192,7 +151,7 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 }
 
 func (s *Session) compile(overridden map[string]bool) (*plan.Plan, error) {
-	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization.planLevel(), MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types, Accelerator: s.opts.Accelerator, Registry: s.opts.Registry})
+	return plan.Compile(s.model, overridden, plan.Options{Level: s.opts.Optimization, MaxTensorBytes: s.opts.MaxTensorBytes, Types: s.types, Accelerator: s.opts.Accelerator, Registry: s.opts.Registry})
 }
 
 // onDeviceLost switches the session to the CPU for good.

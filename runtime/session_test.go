@@ -12,6 +12,7 @@ import (
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
 	tm "github.com/gort-dev/gort/runtime/internal/testmodel"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -370,4 +371,19 @@ func TestLoadErrorsAreGortErrors(t *testing.T) {
 	m.Input("x", tensor.Float).Output("x", tensor.Float)
 	_, err := Load(m.Bytes(), &Options{Registry: tm.Registry(nil)})
 	wantErr(t, err, errs.BadModel, "", "", "no name")
+}
+
+// TestOptimizationLevel: the zero Optimization is every rewrite (plan.All),
+// and a level outside plan's is refused.
+func TestOptimizationLevel(t *testing.T) {
+	s := loadTest(t, symbolicModel(), nil)
+	if l := s.Plan().Report.Level; l != plan.All {
+		t.Errorf("default level %v, want all", l)
+	}
+	s = loadTest(t, symbolicModel(), &Options{Optimization: plan.Disabled})
+	if l := s.Plan().Report.Level; l != plan.Disabled {
+		t.Errorf("level %v, want disabled", l)
+	}
+	_, err := Load(symbolicModel().Bytes(), &Options{Registry: tm.Registry(nil), Optimization: plan.Level(9)})
+	wantErr(t, err, errs.InvalidArgument, "", "", "optimization level 9")
 }

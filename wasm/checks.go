@@ -17,6 +17,7 @@ import (
 	"syscall/js"
 
 	"github.com/gort-dev/gort/ops/webgpu"
+	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/check"
 	"github.com/gort-dev/gort/runtime/compare"
@@ -24,6 +25,7 @@ import (
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/npy"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/printer"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/shapes"
@@ -61,19 +63,17 @@ func checkModel(args []js.Value) (func() (any, error), error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := &check.Options{}
+	// externalData as load reads it; not given (null), the files the model
+	// names are not checked.
+	var o js.Value
 	if len(args) > 1 {
-		if v := jsval.Get(args[1], "externalData"); !jsval.IsNullish(v) {
-			opts.ExternalData = map[string][]byte{}
-			for i := 0; i < v.Length(); i++ {
-				b, err := copyBytes(jsval.Get(v.Index(i), "data"), "externalData data")
-				if err != nil {
-					return nil, err
-				}
-				opts.ExternalData[jsval.Get(v.Index(i), "path").String()] = b
-			}
-		}
+		o = args[1]
 	}
+	so, err := sessionOptions(o) // options.go
+	if err != nil {
+		return nil, err
+	}
+	opts := &check.Options{ExternalData: so.Load.ExternalData}
 	return func() (any, error) {
 		r := check.Bytes(model, opts)
 		f := r.Findings
@@ -110,7 +110,7 @@ func inferShapes(args []js.Value) (func() (any, error), error) {
 // with those options runs it, and why it stays on the CPU; webgpuDryRun
 // shows the same by WebGPU's rules without a device.
 func printGraph(args []js.Value) (func() (any, error), error) {
-	model, opts, prov, err := modelArgs("printGraph", args)
+	model, so, err := modelArgs("printGraph", args)
 	if err != nil {
 		return nil, err
 	}
@@ -122,15 +122,16 @@ func printGraph(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		m := printer.Build(mp, nil)
-		if dry || prov.webgpu {
-			cpu := "wasm"
+		if dry || so.WebGPU {
+			opts := so.Load
+			cpu := options.WASM
 			if dry {
 				// WebGPU's placement rules and default cost threshold without a
 				// device (what `gort print --webgpu` shows).
 				opts.Accelerator = webgpu.Dry{Options: webgpu.Options{MinElements: webgpu.DefaultMinElements}}
 				cpu = "cpu"
 			} else {
-				prov.open(&opts)
+				openDevice(so, &opts)
 			}
 			s, err := runtime.Load(model, &opts)
 			if err != nil {
@@ -158,7 +159,7 @@ func (s *stringBuilder) Write(p []byte) (int, error) { *s = append(*s, p...); re
 // nodes gort cannot run, and what the plan stage does with the model under
 // the given session options (load's options).
 func capabilities(args []js.Value) (func() (any, error), error) {
-	model, opts, prov, err := modelArgs("capabilities", args)
+	model, so, err := modelArgs("capabilities", args)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,8 @@ func capabilities(args []js.Value) (func() (any, error), error) {
 			return nil, err
 		}
 		rep := capabilityReport{Capabilities: check.CapabilitiesOf(mp, nil)}
-		dev := prov.open(&opts) // webgpu.go: executionProviders
+		opts := so.Load
+		dev := openDevice(so, &opts) // webgpu.go: executionProviders
 		s, err := runtime.Load(model, &opts)
 		if err != nil {
 			rep.LoadError = err.Error()
@@ -267,7 +269,7 @@ func divergeModel(args []js.Value) (func() (any, error), error) {
 		var d *diverge.Divergence
 		var sum diverge.Summary
 		if unopt {
-			plain, err := runtime.Load(model, &runtime.Options{Optimization: runtime.OptimizeDisabled})
+			plain, err := runtime.Load(model, &runtime.Options{Optimization: plan.Disabled})
 			if err != nil {
 				return nil, err
 			}

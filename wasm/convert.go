@@ -41,6 +41,11 @@ type sessionInfo struct {
 	// Providers are the execution providers in use and every node's
 	// placement (webgpu.go).
 	Providers providersInfo `js:"providers"`
+	// LogSeverityLevel and GPUOutputs are the session options the JS side
+	// acts on, as package options parsed them: the level it logs at, and
+	// the outputs a run leaves in GPU buffers (preferredOutputLocation).
+	LogSeverityLevel int      `js:"logSeverityLevel"`
+	GPUOutputs       []string `js:"gpuOutputs"`
 }
 
 // ioInfo is the metadata of one input or output. Shape entries are numbers

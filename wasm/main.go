@@ -29,6 +29,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/protoconv"
@@ -43,6 +44,7 @@ var (
 	promiseCtor = js.Global().Get("Promise")
 	errorCtor   = js.Global().Get("Error")
 	uint8Array  = js.Global().Get("Uint8Array")
+	arrayBuffer = js.Global().Get("ArrayBuffer")
 )
 
 // registry holds the live sessions and runs. All access happens on the single
@@ -204,18 +206,28 @@ func argErr(format string, a ...any) error {
 	return errs.New(errs.InvalidArgument, format, a...)
 }
 
-// load(model: Uint8Array, options) → Promise<{id, inputs, overridable, outputs, unsupported}>.
-// options: {freeDimensionOverrides?: {name: n}, externalData?: [{path, data: Uint8Array}], maxTensorBytes?: n,
-// graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all'}.
+// load(model: Uint8Array, options) → Promise<{id, inputs, overridable, outputs, unsupported,
+// graphInputs, providers, logSeverityLevel, gpuOutputs}>. options: the session options as
+// InferenceSession.create takes them (package options reads them), external data as bytes.
 func load(args []js.Value) (func() (any, error), error) {
-	model, opts, prov, err := modelArgs("load", args)
+	model, opts, err := modelArgs("load", args)
 	if err != nil {
 		return nil, err
 	}
 	return func() (any, error) {
-		dev := prov.open(&opts) // webgpu.go: executionProviders
+		lo := opts.Load
+		dev := openDevice(opts, &lo) // webgpu.go: executionProviders
 		defer loadGC()()
-		s, err := runtime.Load(model, &opts)
+		s, err := runtime.Load(model, &lo)
+		if err != nil {
+			return nil, err
+		}
+		outputs := ioInfos(s.Outputs())
+		var names []string
+		for _, o := range outputs {
+			names = append(names, o.Name)
+		}
+		gpuOutputs, err := opts.GPUOutputs(names)
 		if err != nil {
 			return nil, err
 		}
@@ -234,13 +246,15 @@ func load(args []js.Value) (func() (any, error), error) {
 			graphInputs = append(graphInputs, in.Name)
 		}
 		return sessionInfo{
-			ID:          id,
-			GraphInputs: graphInputs,
-			Inputs:      ioInfos(s.Inputs()),
-			Overridable: ioInfos(s.OverridableInitializers()),
-			Outputs:     ioInfos(s.Outputs()),
-			Unsupported: unsupported,
-			Providers:   dev.info(s),
+			ID:               id,
+			GraphInputs:      graphInputs,
+			Inputs:           ioInfos(s.Inputs()),
+			Overridable:      ioInfos(s.OverridableInitializers()),
+			Outputs:          outputs,
+			Unsupported:      unsupported,
+			Providers:        dev.info(s),
+			LogSeverityLevel: opts.LogSeverityLevel,
+			GPUOutputs:       gpuOutputs,
 		}, nil
 	}, nil
 }
@@ -529,77 +543,20 @@ func bytesArg(args []js.Value, missing, what string) ([]byte, error) {
 	return copyBytes(args[0], what)
 }
 
-// modelArgs reads the (model bytes, session options) arguments of load and
-// capabilities, with the executionProviders choice (webgpu.go).
-func modelArgs(fn string, args []js.Value) ([]byte, runtime.Options, providerChoice, error) {
+// modelArgs reads the (model bytes, session options) arguments of load,
+// printGraph and capabilities.
+func modelArgs(fn string, args []js.Value) ([]byte, *options.Session, error) {
 	if len(args) < 1 {
-		return nil, runtime.Options{}, providerChoice{}, argErr("%s needs the model bytes", fn)
+		return nil, nil, argErr("%s needs the model bytes", fn)
 	}
 	model, err := copyBytes(args[0], "model")
 	if err != nil {
-		return nil, runtime.Options{}, providerChoice{}, err
+		return nil, nil, err
 	}
 	var o js.Value
 	if len(args) > 1 {
 		o = args[1]
 	}
-	opts, err := sessionOptions(o)
-	if err != nil {
-		return nil, opts, providerChoice{}, err
-	}
-	prov, err := parseProviders(o)
-	return model, opts, prov, err
-}
-
-// sessionOptions reads the options of load (and of capabilities).
-func sessionOptions(o js.Value) (runtime.Options, error) {
-	var opts runtime.Options
-	if v := jsval.Get(o, "freeDimensionOverrides"); !jsval.IsNullish(v) {
-		m, err := jsval.IntMap(v)
-		if err != nil {
-			return opts, argErr("freeDimensionOverrides: %v", err)
-		}
-		for k, n := range m {
-			if n < 0 {
-				return opts, argErr("freeDimensionOverrides: %q must be ≥ 0, got %d", k, n)
-			}
-		}
-		opts.FreeDimensionOverrides = m
-	}
-	if v := jsval.Get(o, "externalData"); !jsval.IsNullish(v) {
-		if !jsval.IsArray(v) {
-			return opts, argErr("externalData must be an array of {path, data}, got %s", jsval.Describe(v))
-		}
-		opts.ExternalData = map[string][]byte{}
-		for i := 0; i < v.Length(); i++ {
-			e := v.Index(i)
-			p := jsval.Get(e, "path")
-			if p.Type() != js.TypeString {
-				return opts, argErr("externalData[%d].path must be a string", i)
-			}
-			b, err := copyBytes(jsval.Get(e, "data"), fmt.Sprintf("externalData[%d].data", i))
-			if err != nil {
-				return opts, err
-			}
-			opts.ExternalData[p.String()] = b
-		}
-	}
-	if v := jsval.Get(o, "graphOptimizationLevel"); !jsval.IsNullish(v) {
-		if v.Type() != js.TypeString {
-			return opts, argErr("graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got %s", jsval.Describe(v))
-		}
-		level, err := runtime.ParseOptimizationLevel(v.String())
-		if err != nil {
-			return opts, err
-		}
-		opts.Optimization = level
-	}
-	if v := jsval.Get(o, "maxTensorBytes"); !jsval.IsNullish(v) {
-		n, err := jsval.Int(v)
-		if err != nil || n <= 0 {
-			return opts, argErr("maxTensorBytes must be a positive integer")
-		}
-		opts.MaxTensorBytes = n
-	}
-	return opts, nil
+	opts, err := sessionOptions(o) // options.go
+	return model, opts, err
 }

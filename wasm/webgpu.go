@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 
 	"github.com/gort-dev/gort/ops/webgpu"
+	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/plan"
@@ -17,55 +18,10 @@ import (
 )
 
 // Execution providers, as onnxruntime-web names them: the create option
-// executionProviders: ['webgpu', 'wasm'] (strings or {name} objects, in
-// order of preference) asks for WebGPU placement with the CPU ('wasm', or
-// its alias 'cpu') for the rest. Without the option, or when WebGPU comes
-// after the CPU in the list, a session runs on the CPU only.
-
-// providerChoice is the parsed executionProviders option.
-type providerChoice struct {
-	webgpu bool
-	// minElements is the cost rule (option webgpuMinElements, default
-	// webgpu.DefaultMinElements): nodes on smaller tensors stay on the CPU.
-	minElements int64
-}
-
-func parseProviders(o js.Value) (providerChoice, error) {
-	c := providerChoice{minElements: webgpu.DefaultMinElements}
-	if m := jsval.Get(o, "webgpuMinElements"); !jsval.IsNullish(m) {
-		n, err := jsval.Int(m)
-		if err != nil || n < 0 {
-			return c, argErr("webgpuMinElements must be a non-negative integer")
-		}
-		c.minElements = n
-	}
-	v := jsval.Get(o, "executionProviders")
-	if jsval.IsNullish(v) {
-		return c, nil
-	}
-	if !jsval.IsArray(v) {
-		return c, argErr("executionProviders must be an array, got %s", jsval.Describe(v))
-	}
-	cpuSeen := false
-	for i := 0; i < v.Length(); i++ {
-		e := v.Index(i)
-		if e.Type() == js.TypeObject {
-			e = jsval.Get(e, "name")
-		}
-		if e.Type() != js.TypeString {
-			return c, argErr("executionProviders[%d] must be a name or {name}, got %s", i, jsval.Describe(v.Index(i)))
-		}
-		switch e.String() {
-		case "webgpu":
-			c.webgpu = c.webgpu || !cpuSeen
-		case "wasm", "cpu":
-			cpuSeen = true
-		default:
-			return c, argErr("executionProviders[%d]: unknown provider %q (gort has 'webgpu' and 'wasm')", i, e.String())
-		}
-	}
-	return c, nil
-}
+// executionProviders: ['webgpu', 'wasm'] asks for WebGPU placement with the
+// CPU for the rest. Package options reads the list (options.Providers is
+// the one list of names); Session.WebGPU says whether WebGPU is asked for,
+// Session.WebGPUMinElements is its cost rule.
 
 // The WebGPU device is shared by the sessions of this instance (one
 // adapter, one pipeline cache). It is opened by the first session that
@@ -180,26 +136,26 @@ type deviceState struct {
 	logged    sync.Once // the placement summary goes to the console once
 }
 
-// open runs in the load goroutine (opening awaits promises): it sets
-// opts.Accelerator when WebGPU is wanted and available, and opts.Log so
-// that a lost device is reported on the console and remembered.
-func (c providerChoice) open(opts *runtime.Options) *deviceState {
-	st := &deviceState{requested: c.webgpu}
-	if !c.webgpu {
+// openDevice runs in the load goroutine (opening awaits promises): it
+// sets lo.Accelerator when opts ask for WebGPU and it is available, and
+// lo.Log so that a lost device is reported on the console and remembered.
+func openDevice(opts *options.Session, lo *runtime.Options) *deviceState {
+	st := &deviceState{requested: opts.WebGPU}
+	if !opts.WebGPU {
 		return st
 	}
 	acc, err := sharedDevice()
 	if err != nil {
 		st.why = err.Error()
 	} else {
-		st.acc = acc.With(webgpu.Options{MinElements: c.minElements})
+		st.acc = acc.With(webgpu.Options{MinElements: opts.WebGPUMinElements})
 	}
 	if st.acc == nil {
 		js.Global().Get("console").Call("warn", "gort: WebGPU unavailable, running on the CPU: "+st.why)
 		return st
 	}
-	opts.Accelerator = st.acc
-	opts.Log = func(msg string) {
+	lo.Accelerator = st.acc
+	lo.Log = func(msg string) {
 		st.lost.Store(true)
 		js.Global().Get("console").Call("warn", msg)
 	}
@@ -227,16 +183,16 @@ type providersInfo struct {
 }
 
 func (st *deviceState) info(s *runtime.Session) providersInfo {
-	in := providersInfo{ExecutionProviders: []string{"wasm"}}
+	in := providersInfo{ExecutionProviders: []string{options.WASM}}
 	onGPU := false
 	lost := st.lost.Load() || st.acc != nil && st.acc.Lost()
 	for _, step := range s.Plan().Steps {
-		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: "wasm", Reason: step.Reason}
+		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: options.WASM, Reason: step.Reason}
 		if step.Device != plan.CPU {
 			if lost {
 				p.Reason = "the WebGPU device was lost; the session runs on the CPU"
 			} else {
-				p.Device = "webgpu"
+				p.Device = options.WebGPU
 				onGPU = true
 			}
 		}
@@ -254,7 +210,7 @@ func (st *deviceState) info(s *runtime.Session) providersInfo {
 	case !onGPU:
 		in.WebGPUUnavailable = "no node of this model qualifies for WebGPU (see placements)"
 	default:
-		in.ExecutionProviders = []string{"webgpu", "wasm"}
+		in.ExecutionProviders = []string{options.WebGPU, options.WASM}
 		in.Adapter = st.acc.Info()
 	}
 	return in
@@ -286,7 +242,7 @@ func logPlacements(ps []placement) {
 	why := map[string]int{}
 	var order []string
 	for _, p := range ps {
-		if p.Device == "webgpu" {
+		if p.Device == options.WebGPU {
 			onGPU++
 			continue
 		}

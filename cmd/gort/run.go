@@ -15,10 +15,11 @@ import (
 	"github.com/gort-dev/gort/runtime/diverge"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/npy"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-func (e *env) load(path string, opt runtime.OptimizationLevel) (*runtime.Session, time.Duration, int) {
+func (e *env) load(path string, opt plan.Level) (*runtime.Session, time.Duration, int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
@@ -37,7 +38,7 @@ func (e *env) load(path string, opt runtime.OptimizationLevel) (*runtime.Session
 // data flags, as run, compare, diverge and bench start; a nil session comes
 // with the exit code, the error already written.
 func (e *env) loadWithFeeds(path string, d *dataFlags) (*runtime.Session, time.Duration, map[string]tensor.Value, []string, int) {
-	s, loadTime, code := e.load(path, runtime.OptimizeAll)
+	s, loadTime, code := e.load(path, plan.All)
 	if s == nil {
 		return nil, 0, nil, nil, code
 	}
@@ -337,7 +338,7 @@ func cmdDiverge(e *env, args []string) int {
 	var sum diverge.Summary
 	var err error
 	if *unopt {
-		plain, _, code := e.load(pos[0], runtime.OptimizeDisabled)
+		plain, _, code := e.load(pos[0], plan.Disabled)
 		if plain == nil {
 			return code
 		}

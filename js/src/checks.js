@@ -20,7 +20,8 @@ const tool = (name, ...args) => defaultBackend().tool(name, args);
 export async function check(model, options) {
   const unchecked = !!options && options.externalData === null;
   const { bytes, loadOpts } = await loadArguments(model, unchecked ? { ...options, externalData: undefined } : options);
-  return tool('check', bytes, { externalData: unchecked ? null : loadOpts.externalData });
+  // Given no externalData, the files the model names are missing (errors), unlike null (unchecked).
+  return tool('check', bytes, { externalData: unchecked ? null : loadOpts.externalData === undefined ? [] : loadOpts.externalData });
 }
 
 /** Inferred type and shape of every value: {values: {name: {type, elem, shape, why}}, problems}. */

@@ -10,6 +10,8 @@
 //   io.js, env.js      reading bytes; env and where gort.wasm is
 //   backends/          the backend interface (backends/index.js) and the
 //                      in-thread wasm (wasm.js) and proxy Worker (proxy.js) backends
+//   options.gen.js     generated from Go's package options: the option and
+//                      execution provider names (gort.wasm reads the options)
 //   session.js         InferenceSession
 //   checks.js          model checks: check, inferShapes, printGraph, capabilities, compare, diverge, npy
 import { ErrorCode } from './errors.js';

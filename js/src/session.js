@@ -4,77 +4,61 @@ import { LOG_LEVELS, env } from './env.js';
 import { isURLString, readSource } from './io.js';
 import { isNode } from './platform.js';
 import { feedToWire, wireToValue } from './wire.js';
-import { RUNTIME_PROVIDERS, selectBackend } from './backends/index.js';
+import { SESSION_OPTION_KEYS } from './options.gen.js';
+import { selectBackend } from './backends/index.js';
 
 let nextRunId = 1;
 
-function parseOptions(options) {
-  const o = options || {};
-  if (typeof o !== 'object') throw gortError(ErrorCode.INVALID_ARGUMENT, 'session options must be an object');
-  const eps = o.executionProviders === undefined ? ['wasm'] : o.executionProviders;
-  if (!Array.isArray(eps)) throw gortError(ErrorCode.INVALID_ARGUMENT, 'executionProviders must be an array');
-  const names = eps.map((e) => (typeof e === 'string' ? e : e && e.name));
-  let level = o.logSeverityLevel;
-  if (level === undefined) level = LOG_LEVELS.indexOf(env.logLevel);
-  if (!Number.isInteger(level) || level < 0 || level > 4) {
-    throw gortError(ErrorCode.INVALID_ARGUMENT, `logSeverityLevel must be an integer from 0 (verbose) to 4 (fatal), got ${o.logSeverityLevel}`);
-  }
-  const fdo = o.freeDimensionOverrides;
-  if (fdo !== undefined && (fdo === null || typeof fdo !== 'object' || Array.isArray(fdo))) {
-    throw gortError(ErrorCode.INVALID_ARGUMENT, 'freeDimensionOverrides must be an object such as {batch: 1}');
-  }
-  if (fdo) {
-    for (const [k, v] of Object.entries(fdo)) {
-      if (!Number.isSafeInteger(v) || v < 0) throw gortError(ErrorCode.INVALID_ARGUMENT, `freeDimensionOverrides.${k} must be a non-negative integer, got ${v}`);
-    }
-  }
-  // The value is checked by the runtime (runtime.ParseOptimizationLevel),
-  // which owns the list of levels.
-  const gol = o.graphOptimizationLevel;
-  if (gol !== undefined && typeof gol !== 'string') {
-    throw gortError(ErrorCode.INVALID_ARGUMENT, `graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got ${JSON.stringify(gol)}`);
-  }
-  const ext = o.externalData;
-  if (ext !== undefined && !Array.isArray(ext)) throw gortError(ErrorCode.INVALID_ARGUMENT, 'externalData must be an array of {path, data}');
-  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw gortError(ErrorCode.INVALID_ARGUMENT, 'onProgress must be a function');
-  const pol = o.preferredOutputLocation;
-  const locs = pol === undefined ? [] : typeof pol === 'string' ? [pol] : pol && typeof pol === 'object' ? Object.values(pol) : [pol];
-  for (const l of locs) {
-    if (l !== 'cpu' && l !== 'gpu-buffer') {
-      throw gortError(ErrorCode.INVALID_ARGUMENT, `preferredOutputLocation must be 'cpu', 'gpu-buffer' or {outputName: location} of those, got ${JSON.stringify(l)}`);
-    }
-  }
-  return { providers: names, level, fdo, gol, ext: ext || [], onProgress: o.onProgress, pol };
+// The log level of env.logLevel, a session's default logSeverityLevel.
+function envLogSeverity() {
+  const level = LOG_LEVELS.indexOf(env.logLevel);
+  if (level < 0) throw gortError(ErrorCode.INVALID_ARGUMENT, `env.logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.logLevel)}`);
+  return level;
 }
 
 /**
  * Reads a model and the files its options name, as InferenceSession.create
- * and the model checks (checks.js) do: {opts, bytes, loadOpts}, loadOpts
- * being what a backend's load takes.
+ * and the model checks (checks.js) do: {bytes, loadOpts}, loadOpts
+ * being what a backend's load takes. gort.wasm reads and checks the session
+ * options (Go's package options); here only what is needed before it runs:
+ * onProgress, which reads the model; externalData's URLs and files, read
+ * into bytes; env.logLevel as the default logSeverityLevel; and the options
+ * gort.wasm reads picked out (SESSION_OPTION_KEYS), so that nothing else
+ * (functions, say) crosses to it or to the proxy worker. A value that is
+ * not an options object is passed on as it is, for gort.wasm to refuse.
  */
 export async function loadArguments(source, options) {
-  const opts = parseOptions(options);
-  const bytes = await readSource(source, 'the model', opts.onProgress);
+  const o = options === undefined || options === null ? {} : options;
+  const isObject = typeof o === 'object' && !Array.isArray(o);
+  const onProgress = isObject ? o.onProgress : undefined;
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw gortError(ErrorCode.INVALID_ARGUMENT, 'onProgress must be a function');
+  const bytes = await readSource(source, 'the model', onProgress);
+  if (!isObject) return { bytes, loadOpts: o };
+  const loadOpts = {};
+  for (const k of SESSION_OPTION_KEYS) if (o[k] !== undefined) loadOpts[k] = o[k];
+  if (loadOpts.logSeverityLevel === undefined) loadOpts.logSeverityLevel = envLogSeverity();
+  if (Array.isArray(o.externalData)) loadOpts.externalData = await readExternalData(source, o.externalData);
+  return { bytes, loadOpts };
+}
+
+// externalData's data read into bytes: URLs and paths (relative ones next
+// to the model, as the model itself refers to them), ArrayBuffers and
+// views. Anything else is left for gort.wasm to refuse.
+async function readExternalData(source, list) {
   const modelDir = typeof source === 'string' || source instanceof URL ? String(source instanceof URL ? source.href : source) : null;
-  const externalData = [];
-  for (const [i, e] of opts.ext.entries()) {
-    if (!e || typeof e.path !== 'string') throw gortError(ErrorCode.INVALID_ARGUMENT, `externalData[${i}] needs a path string`);
+  const out = [];
+  for (const [i, e] of list.entries()) {
+    if (!e || typeof e !== 'object') { out.push(e); continue; }
     let data = e.data;
     if (typeof data === 'string' && modelDir && !isURLString(data) && !data.startsWith('/')) {
-      // Relative file names are resolved next to the model, as the model itself refers to them.
       data = isURLString(modelDir) || !isNode ? new URL(data, new URL(modelDir, typeof document === 'object' && document ? document.baseURI : undefined)).href
         : modelDir.replace(/[^/\\]*$/, '') + data;
     }
-    externalData.push({ path: e.path, data: await readSource(data, `externalData[${i}] (${e.path})`) });
+    const readable = typeof data === 'string' || data instanceof URL || data instanceof ArrayBuffer || ArrayBuffer.isView(data)
+      || (typeof SharedArrayBuffer === 'function' && data instanceof SharedArrayBuffer);
+    out.push(readable ? { path: e.path, data: await readSource(data, `externalData[${i}] (${e.path})`) } : e);
   }
-  const loadOpts = { freeDimensionOverrides: opts.fdo, externalData };
-  if (opts.gol !== undefined) loadOpts.graphOptimizationLevel = opts.gol;
-  // WebGPU's cost rule (README; checked by gort.wasm).
-  if (options && options.webgpuMinElements !== undefined) loadOpts.webgpuMinElements = options.webgpuMinElements;
-  // The providers gort.wasm places nodes on, in the caller's order (other
-  // names are skipped by selectBackend, with reasons).
-  loadOpts.executionProviders = opts.providers.map((n) => String(n).toLowerCase()).filter((n) => RUNTIME_PROVIDERS.includes(n));
-  return { opts, bytes, loadOpts };
+  return out;
 }
 
 function log(level, min, ...args) {
@@ -131,20 +115,14 @@ export class InferenceSession {
       source = new Uint8Array(source, off, len);
     }
     const t0 = Date.now();
-    const { opts, bytes, loadOpts } = await loadArguments(source, options);
-    const be = await selectBackend(opts.providers);
+    const { bytes, loadOpts } = await loadArguments(source, options);
+    const be = await selectBackend(loadOpts.executionProviders);
     const info = await be.load(bytes, loadOpts);
+    // The options as gort.wasm read them: the level to log at, the outputs to leave in GPU buffers.
+    const opts = { level: info.logSeverityLevel, gpuOutputs: new Set(info.gpuOutputs) };
     const s = new InferenceSession(info, opts, be);
     log(opts.level, 0, `loaded a model of ${bytes.byteLength} bytes in ${Date.now() - t0} ms on ${be.name}:`, s.inputNames, '→', s.outputNames);
     for (const u of info.unsupported || []) log(opts.level, 2, 'this model has a node gort cannot run:', u);
-    if (opts.pol && typeof opts.pol === 'object') {
-      for (const k of Object.keys(opts.pol)) {
-        if (!s.outputNames.includes(k)) {
-          be.release(info);
-          throw gortError(ErrorCode.INVALID_ARGUMENT, `preferredOutputLocation names "${k}", which is not an output; the outputs are ${s.outputNames.join(', ')}`);
-        }
-      }
-    }
     const why = info.providers && info.providers.webgpuUnavailable;
     if (why) log(opts.level, 2, `WebGPU is not in use: ${why}; the session runs on the CPU (wasm)`);
     return s;
@@ -224,8 +202,7 @@ export class InferenceSession {
         started = true;
         try {
           // Outputs a GPU step produced stay in GPUBuffers where asked (preferredOutputLocation 'gpu-buffer').
-          const pol = this._opts.pol;
-          const gpuOutputs = (fetches || this.outputNames).filter((n) => (pol && typeof pol === 'object' ? pol[n] : pol) === 'gpu-buffer');
+          const gpuOutputs = (fetches || this.outputNames).filter((n) => this._opts.gpuOutputs.has(n));
           const out = await this._backend.run(this._info, runId, wire, fetches, { yieldIntervalMs: env.wasm.yieldIntervalMs, gpuOutputs });
           const res = {};
           for (const name of fetches || this.outputNames) res[name] = wireToValue(out[name]);

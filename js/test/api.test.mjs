@@ -488,9 +488,47 @@ test('graphOptimizationLevel: onnxruntime-web\'s four levels load; anything else
     assert.deepEqual([...(await s.run({ x: new Tensor('float32', [1, 2], [2]) })).x.data], [1, 2]);
     await s.release();
   }
-  // 'fast' passes the JS layer (a string) and is refused by runtime.ParseOptimizationLevel in Go.
-  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 'fast' }), ErrorCode.INVALID_ARGUMENT, /graphOptimizationLevel "fast": expected disabled, basic, extended or all/);
-  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 99 }), ErrorCode.INVALID_ARGUMENT, /graphOptimizationLevel must be/);
+  // gort.wasm reads the option (Go's package options), with one message for every bad value.
+  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 'fast' }), ErrorCode.INVALID_ARGUMENT,
+    /graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got "fast"/);
+  await rejectsWith(InferenceSession.create(m, { graphOptimizationLevel: 99 }), ErrorCode.INVALID_ARGUMENT,
+    /graphOptimizationLevel must be 'disabled', 'basic', 'extended' or 'all', got 99/);
+});
+
+test('session options are read once, by gort.wasm: each bad one is GORT_INVALID_ARGUMENT naming it; unknown keys are ignored', async () => {
+  const m = passthrough([f32('x', [2])]);
+  for (const [options, re] of [
+    [5, /session options must be an object, got 5/],
+    [[1], /session options must be an object, got an array/],
+    [{ executionProviders: 'wasm' }, /executionProviders must be an array of provider names or \{name\} objects, got "wasm"/],
+    [{ executionProviders: ['wasm', 7] }, /executionProviders\[1\] must be a provider name or \{name\}, got 7/],
+    [{ logSeverityLevel: 2.5 }, /logSeverityLevel must be an integer from 0 \(verbose\) to 4 \(fatal\), got 2\.5/],
+    [{ freeDimensionOverrides: { batch: 'one' } }, /freeDimensionOverrides\.batch must be a non-negative integer, got "one"/],
+    [{ externalData: {} }, /externalData must be an array of \{path, data\}, got an object/],
+    [{ externalData: [{ data: new Uint8Array(4) }] }, /externalData\[0\]\.path must be a string, got null/],
+    [{ externalData: [{ path: 'w.bin', data: 5 }] }, /externalData\[0\]\.data must be bytes/],
+    [{ webgpuMinElements: -1 }, /webgpuMinElements must be a non-negative integer, got -1/],
+    [{ maxTensorBytes: 0 }, /maxTensorBytes must be a positive integer, got 0/],
+    [{ preferredOutputLocation: { x: 'texture' } }, /preferredOutputLocation must be 'cpu', 'gpu-buffer'/],
+  ]) {
+    await rejectsWith(InferenceSession.create(m, options), ErrorCode.INVALID_ARGUMENT, re);
+  }
+  await rejectsWith(InferenceSession.create(m, { onProgress: 5 }), ErrorCode.INVALID_ARGUMENT, /onProgress must be a function/);
+  // onnxruntime's options that gort has no use for, functions among them, are ignored; null is "not given".
+  const s = await InferenceSession.create(m, {
+    executionMode: 'sequential', enableCpuMemArena: true, extra: { session: { f: () => 1 } }, onProgress: () => {},
+    executionProviders: null, graphOptimizationLevel: null, logSeverityLevel: 3,
+  });
+  assert.deepEqual([...(await s.run({ x: new Tensor('float32', [1, 2], [2]) })).x.data], [1, 2]);
+  await s.release();
+  // env.logLevel is the default logSeverityLevel.
+  const was = env.logLevel;
+  env.logLevel = 'loud';
+  try {
+    await rejectsWith(InferenceSession.create(m), ErrorCode.INVALID_ARGUMENT, /env\.logLevel must be one of verbose, info, warning, error, fatal, got "loud"/);
+  } finally {
+    env.logLevel = was;
+  }
 });
 
 test('feeds are duck-typed: {type, dims, data} objects and typed arrays of another realm are tensors', async () => {

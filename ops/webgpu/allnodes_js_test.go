@@ -52,10 +52,7 @@ func TestNodeSuiteEveryNodeOnGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, levelName := range []string{"disabled", "all"} {
-		level, err := runtime.ParseOptimizationLevel(levelName)
-		if err != nil {
-			t.Fatal(err)
-		}
+		level, _ := plan.ParseLevel(levelName)
 		t.Run(levelName, func(t *testing.T) {
 			placed := map[string]int{} // op type → nodes placed on the device
 			cases, onDevice := 0, 0

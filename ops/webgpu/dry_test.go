@@ -44,7 +44,7 @@ func TestDrySegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, min := range []int64{webgpu.DefaultMinElements, 0} {
-		s, err := gort.Load(b, &gort.Options{Accelerator: webgpu.Dry{Options: webgpu.Options{MinElements: min}}, Optimization: gort.OptimizeDisabled})
+		s, err := gort.Load(b, &gort.Options{Accelerator: webgpu.Dry{Options: webgpu.Options{MinElements: min}}, Optimization: plan.Disabled})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gort-dev/gort/ops/webgpu"
-	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -215,14 +215,14 @@ func TestRandomFusedForms(t *testing.T) {
 			for i := range fusedConfigs() {
 				seed := r.s
 				g, desc := c.draw(r)
-				want, err := runModelAt(g, nil, runtime.OptimizeDisabled)
+				want, err := runModelAt(g, nil, plan.Disabled)
 				if err != nil {
 					t.Fatalf("config %d (seed %#x) %s: CPU: %v", i, seed, desc, err)
 				}
 				// The tiled and the per-element matrix products alternate
 				// (a software adapter would pick only the second).
 				dev := []*webgpu.Accelerator{accTiled, accSimple}[i%2]
-				got, err := runModelAt(g, dev, runtime.OptimizeAll)
+				got, err := runModelAt(g, dev, plan.All)
 				if err != nil {
 					t.Fatalf("config %d (seed %#x) %s: WebGPU: %v", i, seed, desc, err)
 				}

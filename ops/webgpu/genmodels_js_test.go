@@ -14,6 +14,7 @@ import (
 
 	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -42,12 +43,9 @@ func TestGeneratedModelsOnGPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := runFile(t, data, dir, nil, runtime.OptimizeDisabled)
+			want, _ := runFile(t, data, dir, nil, plan.Disabled)
 			for _, levelName := range []string{"disabled", "all"} {
-				level, err := runtime.ParseOptimizationLevel(levelName)
-				if err != nil {
-					t.Fatal(err)
-				}
+				level, _ := plan.ParseLevel(levelName)
 				got, s := runFile(t, data, dir, acc, level)
 				onDevice := map[string]int{}
 				var off []string
@@ -80,7 +78,7 @@ func TestGeneratedModelsOnGPU(t *testing.T) {
 
 // runFile runs a model directory's test_data_set_0 inputs (graph input
 // order) with accelerator a (nil: the CPU) at a level.
-func runFile(t *testing.T, data []byte, dir string, a *webgpu.Accelerator, level runtime.OptimizationLevel) (map[string]*tensor.Tensor, *runtime.Session) {
+func runFile(t *testing.T, data []byte, dir string, a *webgpu.Accelerator, level plan.Level) (map[string]*tensor.Tensor, *runtime.Session) {
 	t.Helper()
 	opts := &runtime.Options{Optimization: level}
 	if a != nil {

@@ -144,12 +144,12 @@ func runModel(g *graphModel, gpu bool) (*result, error) {
 // runModelOn runs g with accelerator a (nil: the CPU), the plan's
 // rewrites off.
 func runModelOn(g *graphModel, a *webgpu.Accelerator) (*result, error) {
-	return runModelAt(g, a, runtime.OptimizeDisabled)
+	return runModelAt(g, a, plan.Disabled)
 }
 
 // runModelAt runs g with accelerator a (nil: the CPU) at an optimisation
 // level.
-func runModelAt(g *graphModel, a *webgpu.Accelerator, level runtime.OptimizationLevel) (*result, error) {
+func runModelAt(g *graphModel, a *webgpu.Accelerator, level plan.Level) (*result, error) {
 	opts := &runtime.Options{Optimization: level}
 	if a != nil {
 		opts.Accelerator = a

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gort-dev/gort/ops/webgpu"
-	"github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -155,11 +155,11 @@ func TestRewritesOnGPU(t *testing.T) {
 	for i, c := range rewriteCases {
 		t.Run(c.name, func(t *testing.T) {
 			g := c.model(&rng{s: uint64(1000 + i)})
-			want, err := runModelAt(g, nil, runtime.OptimizeDisabled)
+			want, err := runModelAt(g, nil, plan.Disabled)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := runModelAt(g, acc, runtime.OptimizeAll)
+			got, err := runModelAt(g, acc, plan.All)
 			if err != nil {
 				t.Fatal(err)
 			}

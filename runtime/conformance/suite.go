@@ -19,6 +19,7 @@ import (
 	"github.com/gort-dev/gort/runtime/compare"
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -89,10 +90,10 @@ func readTolerances(path string) (map[string]compare.Tolerance, error) {
 
 // RunCase runs every test_data_set_* of one case directory and returns ""
 // on success or the reason for failure (a single line).
-func RunCase(dir string) (reason string) { return RunCaseWith(dir, runtime.OptimizeAll) }
+func RunCase(dir string) (reason string) { return RunCaseWith(dir, plan.All) }
 
 // RunCaseWith is RunCase at a given optimisation level.
-func RunCaseWith(dir string, level runtime.OptimizationLevel) (reason string) {
+func RunCaseWith(dir string, level plan.Level) (reason string) {
 	return RunCaseOptions(dir, &runtime.Options{Optimization: level}, nil)
 }
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	gort "github.com/gort-dev/gort/runtime"
+	"github.com/gort-dev/gort/runtime/plan"
 )
 
 const (
@@ -39,9 +39,9 @@ func TestNodeSuite(t *testing.T) {
 		levels = []string{l}
 	}
 	for _, l := range levels {
-		level, err := gort.ParseOptimizationLevel(l)
-		if err != nil {
-			t.Fatal(err)
+		level, ok := plan.ParseLevel(l)
+		if !ok {
+			t.Fatalf("GORT_OPTIMIZATION=%q: expected disabled, basic, extended or all", l)
 		}
 		t.Run(l, func(t *testing.T) { checkSuite(t, level, l == levels[len(levels)-1]) })
 	}
@@ -49,7 +49,7 @@ func TestNodeSuite(t *testing.T) {
 
 // checkSuite runs every case at one optimisation level against the
 // manifest; last says whether to write the manifest, table and summary.
-func checkSuite(t *testing.T, level gort.OptimizationLevel, last bool) {
+func checkSuite(t *testing.T, level plan.Level, last bool) {
 	dirs, err := filepath.Glob(filepath.Join(suiteDir, "test_*"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no cases under %s (%v)", suiteDir, err)

@@ -85,7 +85,7 @@ func TestAccelerator(t *testing.T) {
 	m.Output("y", tensor.Float, 2, 3)
 	dev := &fakeDevice{}
 	var logged []string
-	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev, Optimization: gort.OptimizeDisabled, Log: func(msg string) { logged = append(logged, msg) }})
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev, Optimization: plan.Disabled, Log: func(msg string) { logged = append(logged, msg) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestDeviceResident(t *testing.T) {
 	m.Output("a", tensor.Float, 2, 3)
 	m.Output("c", tensor.Float, 2, 3)
 	dev := &fakeDevice{}
-	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev, Optimization: gort.OptimizeDisabled})
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev, Optimization: plan.Disabled})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
@@ -20,30 +21,53 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// Level selects the rewrites (onnxruntime's graphOptimizationLevel).
+// Level selects the rewrites (onnxruntime's graphOptimizationLevel). It is
+// gort's one optimisation-level type: runtime.Options.Optimization is a
+// Level too. The levels run from the most rewrites to none, so that the
+// zero value is All, the default: a Level left unset means every rewrite,
+// wherever it is unset, with no defaulting step anywhere.
 type Level int
 
 const (
-	// Disabled runs the graph as written.
-	Disabled Level = iota
+	// All is every rewrite gort has (the zero value).
+	All Level = iota
+	// Extended adds BatchNormalization folding and activation fusion to
+	// Basic.
+	Extended
 	// Basic folds constants and removes dead and no-op nodes.
 	Basic
-	// Extended adds BatchNormalization folding and activation fusion.
-	Extended
-	// All is every rewrite gort has.
-	All
+	// Disabled runs the graph as written.
+	Disabled
 )
 
+// levelNames are the levels as onnxruntime's graphOptimizationLevel
+// spells them.
+var levelNames = [...]string{All: "all", Extended: "extended", Basic: "basic", Disabled: "disabled"}
+
 func (l Level) String() string {
-	switch l {
-	case Disabled:
-		return "disabled"
-	case Basic:
-		return "basic"
-	case Extended:
-		return "extended"
+	if l < All || l > Disabled {
+		return "Level(" + strconv.Itoa(int(l)) + ")"
 	}
-	return "all"
+	return levelNames[l]
+}
+
+// Includes reports whether l runs the rewrites of level m: All includes
+// every level, Disabled only itself.
+func (l Level) Includes(m Level) bool { return l <= m }
+
+// ParseLevel reads a level by name ("disabled", "basic", "extended",
+// "all"; "" is All). Callers word the error: the name is an option of
+// theirs (graphOptimizationLevel in package options).
+func ParseLevel(name string) (Level, bool) {
+	if name == "" {
+		return All, true
+	}
+	for l, n := range levelNames {
+		if n == name {
+			return Level(l), true
+		}
+	}
+	return All, false
 }
 
 // Options control compilation.
@@ -169,6 +193,9 @@ func (p *Plan) IsConst(t *tensor.Tensor) bool { return p.constSet[t] }
 // Compile builds the plan of a loaded model's main graph. overridable names
 // the initializers a feed may replace: they are not constants.
 func Compile(m *graph.Model, overridable map[string]bool, o Options) (*Plan, error) {
+	if o.Level < All || o.Level > Disabled {
+		return nil, errs.New(errs.InvalidArgument, "optimization level %d is none of all, extended, basic, disabled", int(o.Level))
+	}
 	c := &compiler{opts: o, budget: o.FoldBytes}
 	if c.budget <= 0 {
 		c.budget = DefaultFoldBytes
@@ -188,13 +215,13 @@ type compiler struct {
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
 	w := newWorkGraph(g, overridable, c.opts.Types)
 	rep := Report{Level: c.opts.Level}
-	if c.opts.Level >= Basic {
+	if c.opts.Level.Includes(Basic) {
 		c.removeDead(w, &rep)
 		c.fold(w, &rep)
 		c.removeNoOps(w, &rep)
 		c.removeDead(w, &rep)
 	}
-	if c.opts.Level >= Extended {
+	if c.opts.Level.Includes(Extended) {
 		c.removeCastPairs(w, &rep)
 		c.matMulAddToGemm(w, &rep)
 		c.matMulBias(w, &rep)

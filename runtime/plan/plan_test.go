@@ -79,7 +79,7 @@ func randTensor(r *rand.Rand, shape ...int) *tensor.Tensor {
 	return t
 }
 
-func run(t *testing.T, data []byte, level gort.OptimizationLevel, feeds map[string]tensor.Value) (map[string]tensor.Value, *gort.Session) {
+func run(t *testing.T, data []byte, level plan.Level, feeds map[string]tensor.Value) (map[string]tensor.Value, *gort.Session) {
 	t.Helper()
 	s, err := gort.Load(data, &gort.Options{Optimization: level})
 	if err != nil {
@@ -454,12 +454,12 @@ func TestRewrites(t *testing.T) {
 			feeds := map[string]tensor.Value{"x": x}
 			data := m.Bytes()
 			orig := slices.Clone(data)
-			want, _ := run(t, data, gort.OptimizeDisabled, feeds)
-			got, s := run(t, data, gort.OptimizeAll, feeds)
+			want, _ := run(t, data, plan.Disabled, feeds)
+			got, s := run(t, data, plan.All, feeds)
 			if !slices.Equal(data, orig) {
 				t.Errorf("loading changed the model's bytes")
 			}
-			again, _ := run(t, data, gort.OptimizeDisabled, feeds)
+			again, _ := run(t, data, plan.Disabled, feeds)
 			if d := maxDiff(t, again["y"], want["y"]); d != 0 {
 				t.Errorf("a second load runs differently (%g): the first changed the weights it reads in place", d)
 			}
@@ -639,8 +639,8 @@ func TestGemmKeepsConstB(t *testing.T) {
 			c.build(m)
 			m.Output("y", tensor.Float, 3, 6)
 			feeds := map[string]tensor.Value{"x": x}
-			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
-			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			want, _ := run(t, m.Bytes(), plan.Disabled, feeds)
+			got, s := run(t, m.Bytes(), plan.All, feeds)
 			again, err := s.Run(context.Background(), feeds)
 			if err != nil {
 				t.Fatal(err)
@@ -688,8 +688,8 @@ func TestWinogradWeightsReleased(t *testing.T) {
 	m.Node("Conv", []string{"a", "w2"}, []string{"y"})
 	m.Output("y", tensor.Float, 2, 8, 9, 7)
 	feeds := map[string]tensor.Value{"x": randTensor(r, 2, 64, 9, 7)}
-	want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
-	got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+	want, _ := run(t, m.Bytes(), plan.Disabled, feeds)
+	got, s := run(t, m.Bytes(), plan.All, feeds)
 	again, err := s.Run(context.Background(), feeds)
 	if err != nil {
 		t.Fatal(err)
@@ -753,8 +753,8 @@ func TestActivationFusionAsksTheKernel(t *testing.T) {
 			c.build(m)
 			m.Output("y", tensor.Float)
 			feeds := map[string]tensor.Value{"x": x}
-			want, _ := run(t, m.Bytes(), gort.OptimizeDisabled, feeds)
-			got, s := run(t, m.Bytes(), gort.OptimizeAll, feeds)
+			want, _ := run(t, m.Bytes(), plan.Disabled, feeds)
+			got, s := run(t, m.Bytes(), plan.All, feeds)
 			fused := s.Plan().Report.Fused
 			switch {
 			case c.fused == "" && len(fused) != 0:

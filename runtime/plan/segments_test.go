@@ -46,7 +46,7 @@ func newSegDevice() *segDevice {
 // the model's nodes) and returns each main-graph step's device and reason.
 func placements(t *testing.T, m *tm.Model, acc plan.Accelerator) (map[string]string, *gort.Session) {
 	t.Helper()
-	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: acc, Optimization: gort.OptimizeDisabled})
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: acc, Optimization: plan.Disabled})
 	if err != nil {
 		t.Fatal(err)
 	}

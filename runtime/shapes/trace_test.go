@@ -13,6 +13,7 @@ import (
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -99,7 +100,7 @@ func traceCase(t *testing.T, dir string, cov *coverage, symbolic bool) {
 	for _, p := range res.Problems {
 		cov.mismatches = append(cov.mismatches, fmt.Sprintf("%s: problem %s at %s: %s", name, p.Code, p.Node, p.Msg))
 	}
-	s, err := runtime.Load(data, &runtime.Options{Optimization: runtime.OptimizeDisabled})
+	s, err := runtime.Load(data, &runtime.Options{Optimization: plan.Disabled})
 	if err != nil {
 		return // the conformance manifest covers models gort cannot load
 	}

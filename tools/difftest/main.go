@@ -29,9 +29,11 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/compare"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -82,7 +84,7 @@ func main() {
 	list := flag.Bool("list", false, "list the generated cases and exit")
 	opt := flag.String("opt", "all", "gort's graphOptimizationLevel (disabled, basic, extended, all)")
 	flag.Parse()
-	level, err := runtime.ParseOptimizationLevel(*opt)
+	level, err := options.ParseLevel(*opt)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -374,7 +376,7 @@ func runGort(c *Case) ([]*tensor.Tensor, error) {
 }
 
 // optimization is the level gort's sessions use (-opt).
-var optimization runtime.OptimizationLevel
+var optimization plan.Level
 
 func runModel(data []byte, c *Case) ([]*tensor.Tensor, error) {
 	s, err := runtime.Load(data, &runtime.Options{Optimization: optimization})

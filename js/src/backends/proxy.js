@@ -70,7 +70,7 @@ export function proxyBackend() {
       const b = bytes.slice();
       transfer.push(b.buffer);
       const o = Object.assign({}, opts);
-      if (o.externalData) o.externalData = o.externalData.map((e) => ({ path: e.path, data: e.data.slice() }));
+      if (Array.isArray(o.externalData)) o.externalData = o.externalData.map((e) => (e && e.data instanceof Uint8Array ? { path: e.path, data: e.data.slice() } : e));
       const info = await post({ type: 'load', bytes: b, opts: o }, transfer);
       info.proxied = true;
       return info;
