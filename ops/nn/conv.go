@@ -19,7 +19,8 @@ func init() {
 }
 
 // convAttrs are Conv's and ConvTranspose's attributes, parsed once by
-// ops/window (the WebGPU kernels read the same form).
+// ops/window; the kernels expose the parsed *window.Attrs (op.AttrsKernel),
+// from which the WebGPU kernels lower the node.
 type convAttrs struct {
 	win   *window.Attrs
 	group int
@@ -153,7 +154,7 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return ctx.One(y), nil
-	})}, release}, nil
+	})}, release, c.win}, nil
 }
 
 // packWeights packs a constant float weight tensor for the GEMM, or returns

@@ -31,7 +31,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 	}
 	packed := t.packWeights(n.ConstInput(1))
 	var plans planCache[*convShapes]
-	return fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return attrsFusingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -91,7 +91,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return ctx.One(y), nil
-	})}, nil
+	})}, t.win}, nil
 }
 
 // packWeights packs a constant float ConvTranspose weight tensor

@@ -33,7 +33,7 @@ const (
 )
 
 type poolAttrs struct {
-	win  *window.Attrs // parsed once by ops/window, as the WebGPU kernels read them
+	win  *window.Attrs // parsed once by ops/window; the kernel exposes it (op.AttrsKernel) to the WebGPU kernels
 	kind poolKind
 	p    float64
 }
@@ -65,7 +65,7 @@ func buildPool(kind poolKind) op.Builder {
 			}
 		}
 		var plans planCache[*poolPlan]
-		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		return op.WithAttrs(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 			x := in[0]
 			if x == nil || x.Rank() < 3 {
 				return nil, op.Errorf("pooling needs an input of rank ≥ 3")
@@ -118,7 +118,7 @@ func buildPool(kind poolKind) op.Builder {
 				return []*tensor.Tensor{y, it}, nil
 			}
 			return ctx.One(y), nil
-		}), nil
+		}), p.win), nil
 	}
 }
 

@@ -9,7 +9,12 @@ type releasingKernel struct {
 	// release, when set, forgets every reference the kernel holds to the
 	// constant weights; nil when the kernel keeps no form of its own.
 	release func()
+	// attrs are the parsed attributes the kernel exposes (op.AttrsKernel).
+	attrs any
 }
+
+// Attrs implements op.AttrsKernel.
+func (k releasingKernel) Attrs() any { return k.attrs }
 
 // CanRelease implements op.ConstReleaser.
 func (k releasingKernel) CanRelease(i int) bool { return i == 1 && k.release != nil }

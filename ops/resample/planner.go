@@ -1,32 +1,14 @@
 package resample
 
 import (
-	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// Planner is a parsed Resize or Upsample node. It exists so that another
-// backend (the WebGPU kernel of ops/webgpu) samples with the very per-axis
-// plans of the CPU kernel instead of a second copy of the coordinate rules.
+// Planner is a parsed Resize or Upsample node, which the CPU kernel
+// exposes (op.AttrsKernel) so that another backend (the WebGPU kernel of
+// ops/webgpu) samples with the very per-axis plans of the CPU kernel
+// instead of a second copy of the coordinate rules.
 type Planner struct{ r *resizer }
-
-// NewPlanner parses a Resize or Upsample node.
-func NewPlanner(n *op.Node) (*Planner, error) {
-	var r *resizer
-	var err error
-	switch n.OpType {
-	case "Resize":
-		r, err = parseResize(n)
-	case "Upsample":
-		r, err = parseUpsample(n)
-	default:
-		return nil, n.Errorf("%s is not Resize or Upsample", n.OpType)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Planner{r: r}, nil
-}
 
 // Options are the node's sampling options.
 func (p *Planner) Options() Options { return p.r.opt }

@@ -52,7 +52,7 @@ func buildUpsample(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(r.run), nil
+	return op.WithAttrs(op.KernelFunc(r.run), &Planner{r: r}), nil
 }
 
 func parseUpsample(n *op.Node) (*resizer, error) {
@@ -88,7 +88,7 @@ func buildResize(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(r.run), nil
+	return op.WithAttrs(op.KernelFunc(r.run), &Planner{r: r}), nil
 }
 
 func parseResize(n *op.Node) (*resizer, error) {

@@ -137,9 +137,9 @@ func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (
 	}
 	switch n.OpType {
 	case "Conv", "ConvTranspose":
-		return decideConv(n, in)
+		return decideConv(n, cpu, in)
 	case "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool":
-		return decidePool(n, in)
+		return decidePool(n, cpu, in)
 	case "Concat":
 		a, ok := attrsOf[tensorops.ConcatAttrs](cpu)
 		if !ok {
@@ -155,9 +155,9 @@ func decide(n *op.Node, cpu any, in []graph.Type, limit int64, minElems int64) (
 		}
 		return &spec{kind: kConcat, axis: axis, key: "concat", src: concatWGSL}, ""
 	case "Resize", "Upsample":
-		p, err := resample.NewPlanner(n)
-		if err != nil {
-			return nil, err.Error()
+		p, ok := attrsOf[*resample.Planner](cpu)
+		if !ok {
+			return nil, noAttrs(n)
 		}
 		return &spec{kind: kResize, planner: p, key: "resample", src: resampleWGSL}, ""
 	}
@@ -284,10 +284,10 @@ func checkType(name string, t graph.Type, limit int64) string {
 	return ""
 }
 
-func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
-	w, err := window.Parse(n)
-	if err != nil {
-		return nil, err.Error()
+func decideConv(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
+	w, ok := attrsOf[*window.Attrs](cpu)
+	if !ok {
+		return nil, noAttrs(n)
 	}
 	r := len(in[0].Shape)
 	if r < 3 || r > 2+maxSpatial {
@@ -298,6 +298,7 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 		s.act, s.alpha, s.beta, s.residual = f.Activation, f.Alpha, f.Beta, f.Residual
 	}
 	var src string
+	var err error
 	if n.OpType == "ConvTranspose" {
 		s.kind = kConvTranspose
 		src, err = convTransposeWGSL(s.act, false)
@@ -333,7 +334,7 @@ func decideConv(n *op.Node, in []graph.Type) (*spec, string) {
 	return s, ""
 }
 
-func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
+func decidePool(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
 	r := len(in[0].Shape)
 	if r < 3 || r > 2+maxSpatial {
 		return nil, fmt.Sprintf("%s of rank %d (WebGPU handles 1 to %d spatial dims)", n.OpType, r, maxSpatial)
@@ -344,12 +345,9 @@ func decidePool(n *op.Node, in []graph.Type) (*spec, string) {
 		s.global = true
 		s.win = &window.Attrs{AutoPad: "NOTSET", Group: 1}
 	} else {
-		w, err := window.Parse(n)
-		if err != nil {
-			return nil, err.Error()
-		}
-		if w.Kernel == nil {
-			return nil, "kernel_shape is required"
+		w, ok := attrsOf[*window.Attrs](cpu)
+		if !ok {
+			return nil, noAttrs(n)
 		}
 		s.win = w
 	}
@@ -474,7 +472,6 @@ func decideMatMul(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
 // inference Dropout, Flatten, Reshape): a buffer copy under the new shape,
 // so that a segment around them stays on the device.
 func decideCopy(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
-	a := &op.Attribs{N: n} // Dropout-6's is_test
 	s := &spec{kind: kCopy, key: "copy"}
 	switch n.OpType {
 	case "Dropout":
@@ -484,9 +481,8 @@ func decideCopy(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
 				return nil, "Dropout with training_mode not a constant false"
 			}
 		}
-		if n.Version < 7 && a.Int("is_test", 0) == 0 {
-			return nil, "Dropout-6 outside test mode"
-		}
+		// Before version 12 the CPU kernel is an identity whatever is_test
+		// says (gort runs inference), and so is this copy.
 		s.mask = len(n.Outputs) > 1 && n.Outputs[1] != ""
 	case "Flatten":
 		fa, ok := attrsOf[tensorops.FlattenAttrs](cpu)
@@ -510,9 +506,6 @@ func decideCopy(n *op.Node, cpu any, in []graph.Type) (*spec, string) {
 			return nil, noAttrs(n)
 		}
 		s.allowZero = ra.AllowZero
-	}
-	if a.Err != nil {
-		return nil, a.Err.Error()
 	}
 	return s, ""
 }
