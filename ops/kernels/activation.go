@@ -74,40 +74,14 @@ var acts = [numActs]actForm{
 	},
 	ActClip: {
 		name: "Clip", piecewise: true,
-		f32: func(x, lo, hi float32) float32 {
-			if x < lo {
-				x = lo
-			}
-			if x > hi {
-				x = hi
-			}
-			return x
-		},
-		f64: func(x, lo, hi float64) float64 {
-			if x < lo {
-				x = lo
-			}
-			if x > hi {
-				x = hi
-			}
-			return x
-		},
+		f32:  clip[float32],
+		f64:  clip[float64],
 		wgsl: "return min(max(v, u.alpha), u.beta);",
 	},
 	ActLeakyRelu: {
 		name: "LeakyRelu", piecewise: true,
-		f32: func(x, al, _ float32) float32 {
-			if x < 0 {
-				return x * al
-			}
-			return x
-		},
-		f64: func(x, al, _ float64) float64 {
-			if x < 0 {
-				return x * al
-			}
-			return x
-		},
+		f32:  leakyRelu[float32],
+		f64:  leakyRelu[float64],
 		wgsl: "if (v < 0.0) { return u.alpha * v; } return v;",
 	},
 	ActSigmoid: {
@@ -153,6 +127,24 @@ var acts = [numActs]actForm{
 		f64:  func(x, _, _ float64) float64 { return geluTanh64(x) },
 		wgsl: "return 0.5 * v * (1.0 + tanh(clamp(0.7978845608028654 * (v + 0.044715 * v * v * v), -10.0, 10.0)));",
 	},
+}
+
+// clip is min(max(x, lo), hi) by comparisons, so that NaN stays NaN.
+func clip[T float32 | float64](x, lo, hi T) T {
+	if x < lo {
+		x = lo
+	}
+	if x > hi {
+		x = hi
+	}
+	return x
+}
+
+func leakyRelu[T float32 | float64](x, alpha, _ T) T {
+	if x < 0 {
+		return x * alpha
+	}
+	return x
 }
 
 func gelu64(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }

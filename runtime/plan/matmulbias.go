@@ -77,6 +77,6 @@ func lastAxisBias(shape []int, rank, n int) bool {
 // kernelTakesBias builds the node's kernel (without constants, so nothing
 // is packed) to ask whether it takes the bias input.
 func (c *compiler) kernelTakesBias(n *graph.Node) bool {
-	bf, ok := probeKernel(n).(biasFuser)
+	bf, ok := probeKernel(n, nil).(biasFuser)
 	return ok && bf.FusesBias()
 }

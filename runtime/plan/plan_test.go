@@ -447,12 +447,8 @@ func TestRewrites(t *testing.T) {
 	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := tm.New(13)
-			m.Input("x", tensor.Float, 2, 3, 5, 7)
-			c.build(m)
-			m.Output("y", tensor.Float)
 			feeds := map[string]tensor.Value{"x": x}
-			data := m.Bytes()
+			data := rewriteModel(13, c.build)
 			orig := slices.Clone(data)
 			want, _ := run(t, data, plan.Disabled, feeds)
 			got, s := run(t, data, plan.All, feeds)
@@ -748,13 +744,10 @@ func TestActivationFusionAsksTheKernel(t *testing.T) {
 		}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := tm.New(20)
-			m.Input("x", tensor.Float, 2, 3, 5, 7)
-			c.build(m)
-			m.Output("y", tensor.Float)
 			feeds := map[string]tensor.Value{"x": x}
-			want, _ := run(t, m.Bytes(), plan.Disabled, feeds)
-			got, s := run(t, m.Bytes(), plan.All, feeds)
+			data := rewriteModel(20, c.build)
+			want, _ := run(t, data, plan.Disabled, feeds)
+			got, s := run(t, data, plan.All, feeds)
 			fused := s.Plan().Report.Fused
 			switch {
 			case c.fused == "" && len(fused) != 0:
@@ -767,4 +760,14 @@ func TestActivationFusionAsksTheKernel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rewriteModel is the model build writes between the float input x of
+// shape [2, 3, 5, 7] and the float output y, at the given opset.
+func rewriteModel(opset int, build func(m *tm.Model)) []byte {
+	m := tm.New(opset)
+	m.Input("x", tensor.Float, 2, 3, 5, 7)
+	build(m)
+	m.Output("y", tensor.Float)
+	return m.Bytes()
 }

@@ -108,18 +108,12 @@ func (c *compiler) evaluate(n *graph.Node, ins []*tensor.Tensor) (outs []*tensor
 			outs, ok = nil, false
 		}
 	}()
-	node := n.Node
-	node.Consts = ins
-	k, err := BuildKernel(n.Builder, &node)
-	if err != nil {
-		return nil, false
-	}
-	kern, isTensorKernel := k.(op.Kernel)
+	kern, isTensorKernel := probeKernel(n, ins).(op.Kernel)
 	if !isTensorKernel {
 		return nil, false
 	}
 	maxBytes := c.opts.MaxTensorBytes
-	outs, err = kern.Run(&op.Context{MaxBytes: maxBytes}, ins)
+	outs, err := kern.Run(&op.Context{MaxBytes: maxBytes}, ins)
 	if err != nil || len(outs) < len(n.Outputs) {
 		return nil, false
 	}
@@ -570,21 +564,24 @@ func residualAdd(n *graph.Node) bool {
 // kernelFuses builds the merged node's kernel to ask whether it applies
 // the fusion; a kernel that does not implement op.FusingKernel keeps the
 // nodes apart. The kernel is built without its constant inputs, so that it
-// packs no weights: the plan builds the node's kernel once more, step by
-// step, and releases each step's constants as it goes (releaseConsts),
-// which keeps loading from holding every packed form beside every
-// constant at once.
+// packs no weights (see probeKernel).
 func (c *compiler) kernelFuses(n *graph.Node) bool {
-	fk, ok := probeKernel(n).(op.FusingKernel)
+	fk, ok := probeKernel(n, nil).(op.FusingKernel)
 	return ok && fk.AppliesFusion()
 }
 
-// probeKernel builds n's kernel without its constant inputs, so that it
-// packs nothing, for a rewrite to ask it what it supports; nil if the
-// builder fails.
-func probeKernel(n *graph.Node) any {
+// probeKernel builds n's kernel for a rewrite to ask it what it supports
+// or to run it once, with consts as its constant inputs; nil consts means
+// none, so that the kernel packs nothing (the plan builds each step's
+// kernel once more, step by step, and releases each step's constants as
+// it goes (releaseConsts), which keeps loading from holding every packed
+// form beside every constant at once). Nil if the builder fails.
+func probeKernel(n *graph.Node, consts []*tensor.Tensor) any {
 	node := n.Node
-	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
+	if consts == nil {
+		consts = make([]*tensor.Tensor, len(n.Inputs))
+	}
+	node.Consts = consts
 	k, err := BuildKernel(n.Builder, &node)
 	if err != nil {
 		return nil
@@ -598,18 +595,13 @@ func probeKernel(n *graph.Node) any {
 // again. The kernel is built with n's one-element constants only (Clip's
 // bounds), so that probing a node that is no activation packs no weights.
 func activation(w *workGraph, n *graph.Node) (*op.Fusion, bool) {
-	node := n.Node
-	node.Consts = make([]*tensor.Tensor, len(n.Inputs))
+	consts := make([]*tensor.Tensor, len(n.Inputs))
 	for i, in := range n.Inputs {
 		if t := w.constTensor(in); t != nil && t.Len() == 1 {
-			node.Consts[i] = t
+			consts[i] = t
 		}
 	}
-	k, err := BuildKernel(n.Builder, &node)
-	if err != nil {
-		return nil, false
-	}
-	ak, ok := k.(op.ActivationKernel)
+	ak, ok := probeKernel(n, consts).(op.ActivationKernel)
 	if !ok {
 		return nil, false
 	}
