@@ -177,7 +177,7 @@ export class Tensor {
       throw gortError(ErrorCode.INVALID_ARGUMENT, `${type} tensor of dims [${dims}] needs ${size * perE} values, data has ${data.length}`);
     }
     Object.defineProperty(this, 'type', { value: type, enumerable: true });
-    Object.defineProperty(this, 'dims', { value: Object.freeze(dims), enumerable: true });
+    defineDims(this, dims, size);
     Object.defineProperty(this, 'size', { value: size, enumerable: true });
     this.data = data;
   }
@@ -247,7 +247,7 @@ export class Tensor {
     if ((buffer.usage & GPU_USAGE) !== GPU_USAGE) throw gortError(ErrorCode.INVALID_ARGUMENT, `${what}: the buffer needs usage GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC`);
     const t = Object.create(Tensor.prototype);
     Object.defineProperty(t, 'type', { value: type, enumerable: true });
-    Object.defineProperty(t, 'dims', { value: Object.freeze(dims), enumerable: true });
+    defineDims(t, dims, size);
     Object.defineProperty(t, 'size', { value: size, enumerable: true });
     Object.defineProperty(t, 'data', {
       get() { throw gortError(ErrorCode.INVALID_ARGUMENT, "the tensor's data is on the GPU: use await tensor.getData()"); },
@@ -257,6 +257,26 @@ export class Tensor {
     Object.defineProperty(t, '_gpu', { value: { location: 'gpu-buffer', buffer, download, dispose: o.dispose }, writable: true });
     return t;
   }
+}
+
+// defineDims gives t its dims. They can be assigned, as onnxruntime-common's
+// can: clients relabel a tensor in place (transformers.js's squeeze_,
+// unsqueeze_ and flatten_ assign tensor.dims). The new dims must be
+// non-negative integers with the same element count, so that the data
+// (or the GPUBuffer) always holds exactly what the dims say.
+function defineDims(t, dims, size) {
+  let value = Object.freeze(dims);
+  Object.defineProperty(t, 'dims', {
+    enumerable: true,
+    get() { return value; },
+    set(d) {
+      const next = checkDims(d, `${t.type} tensor dims`);
+      if (sizeOf(next) !== size) {
+        throw gortError(ErrorCode.INVALID_ARGUMENT, `${t.type} tensor dims: [${next}] hold ${sizeOf(next)} elements, the tensor has ${size}; use reshape() for a tensor of another size`);
+      }
+      value = Object.freeze(next);
+    },
+  });
 }
 
 const GPU_USAGE = 0x80 | 0x4; // GPUBufferUsage.STORAGE | COPY_SRC

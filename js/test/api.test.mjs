@@ -84,6 +84,24 @@ test('Tensor constructors, type inference and validation', () => {
   }
 });
 
+test('Tensor dims can be assigned, as onnxruntime-common\'s can (transformers.js relabels tensors in place), keeping the element count', async () => {
+  const t = new Tensor('float32', new Float32Array([1, 2, 3, 4, 5, 6]), [1, 2, 3]);
+  t.dims = [2, 3]; // transformers.js's squeeze_
+  assert.deepEqual(t.dims, [2, 3]);
+  assert.throws(() => { t.dims.push(1); }, TypeError, 'the dims array itself stays frozen');
+  t.dims = [6];
+  assert.deepEqual(t.dims, [6]);
+  throwsWith(() => { t.dims = [4]; }, ErrorCode.INVALID_ARGUMENT, /hold 4 elements, the tensor has 6/);
+  throwsWith(() => { t.dims = [2, -3]; }, ErrorCode.INVALID_ARGUMENT, /non-negative/);
+  assert.deepEqual(t.dims, [6], 'a refused assignment leaves the dims as they were');
+  t.dims = [2, 3];
+  const s = await InferenceSession.create(identity());
+  const { y } = await s.run({ x: t });
+  assert.deepEqual(y.dims, [2, 3]);
+  assert.deepEqual([...y.data], [1, 2, 3, 4, 5, 6]);
+  await s.release();
+});
+
 // ------------------------------------------------------------------ dtypes
 
 const ROUND_TRIP = {
