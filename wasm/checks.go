@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"sort"
 	"syscall/js"
 
 	"github.com/gort-dev/gort/ops/webgpu"
@@ -42,7 +41,6 @@ func registerChecks(api js.Value) {
 	api.Set("diverge", asyncFunc(divergeModel))
 	api.Set("readNpy", asyncFunc(readNpy))
 	api.Set("writeNpy", asyncFunc(writeNpy))
-	api.Set("recordValues", asyncFunc(recordValues))
 }
 
 // asJSON hands a result to asyncFunc, which converts it with jsval.ToJS.
@@ -225,7 +223,7 @@ func compareValues(args []js.Value) (func() (any, error), error) {
 }
 
 // sessionAndFeeds loads args[0] (model bytes, returned too) and reads args[1]
-// (feeds by name, in the wire format) for diverge and recordValues.
+// (feeds by name, in the wire format) for diverge.
 func sessionAndFeeds(args []js.Value) ([]byte, *runtime.Session, map[string]tensor.Value, error) {
 	model, err := copyBytes(args[0], "model")
 	if err != nil {
@@ -285,34 +283,6 @@ func divergeModel(args []js.Value) (func() (any, error), error) {
 			d, sum = diverge.First(run, ref, tol)
 		}
 		return divergeResult{Diverged: d != nil, Divergence: d, Summary: sum}, nil
-	}, nil
-}
-
-// recordValues(model, feeds: {name: wire}) → Promise<{value: wire tensor}>:
-// every tensor one run holds (the feeds and each node's outputs, but values
-// written more than once), as diverge.Record keeps them, so that the Node
-// CLI's `gort run --save-values` writes the reference folder the native one does.
-func recordValues(args []js.Value) (func() (any, error), error) {
-	if len(args) < 2 {
-		return nil, argErr("recordValues needs the model bytes and feeds")
-	}
-	_, s, feeds, err := sessionAndFeeds(args)
-	if err != nil {
-		return nil, err
-	}
-	return func() (any, error) {
-		run, err := diverge.Record(context.Background(), s, feeds)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(run.Values))
-		for n, v := range run.Values {
-			if _, ok := v.(*tensor.Tensor); ok && !run.Repeated[n] {
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		return namedToJS(names, func(n string) tensor.Value { return run.Values[n] })
 	}, nil
 }
 

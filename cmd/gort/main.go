@@ -1,93 +1,13 @@
-// Command gort checks, inspects, prints, runs and compares ONNX models natively.
-//
-//	gort check   model.onnx             every problem of the model, with stable codes
-//	gort inspect model.onnx             inputs, outputs, opsets, ops, what gort cannot run
-//	gort print   model.onnx             the graph with inferred types and shapes
-//	gort run     model.onnx [inputs]    run on given or random inputs
-//	gort compare model.onnx [inputs] --expected ...   compare outputs with expected ones
-//	gort diverge model.onnx [inputs] --reference ...  the first node whose output differs
-//	gort bench   model.onnx [inputs]    cold create, first run, median and p90 of N runs
-//
-// Every verb takes --help and --json. Exit codes: 0 ok, 1 the check or the
-// comparison failed (or the run did), 2 usage error or unreadable input.
+// Command gort checks, inspects, prints, runs and compares ONNX models
+// natively: `gort <check|inspect|print|run|compare|diverge|bench> model.onnx
+// [options]`. The verbs live in package cli, which the npm package's `gort`
+// command runs too (compiled into gort.wasm).
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
 
-	_ "github.com/gort-dev/gort/ops" // registers the operators
+	"github.com/gort-dev/gort/cli"
 )
 
-// Exit codes.
-const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-)
-
-type verb struct {
-	name, args, summary string
-	run                 func(e *env, args []string) int
-}
-
-var verbs []verb
-
-func init() {
-	verbs = []verb{
-		{"check", "model.onnx", "check the model and list every finding (errors and warnings)", cmdCheck},
-		{"inspect", "model.onnx", "inputs, outputs, opsets, op counts, shape coverage and the nodes gort cannot run", cmdInspect},
-		{"info", "model.onnx", "same as inspect", cmdInspect},
-		{"print", "model.onnx", "print the graph with inferred types and shapes (text or --json)", cmdPrint},
-		{"run", "model.onnx", "run the model on given inputs (or random ones) and summarize the outputs", cmdRun},
-		{"compare", "model.onnx", "run the model and compare its outputs with expected ones", cmdCompare},
-		{"diverge", "model.onnx", "name the first node whose output differs from a reference", cmdDiverge},
-		{"bench", "model.onnx", "load once, run N times: cold create, first run, median and p90", cmdBench},
-	}
-}
-
-// env is where a command writes; tests substitute buffers.
-type env struct {
-	out, err io.Writer
-	color    bool // colour the output (stdout is a terminal)
-	progress bool // show progress on stderr (stderr is a terminal)
-}
-
-func main() {
-	e := &env{out: os.Stdout, err: os.Stderr, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "", progress: isTerminal(os.Stderr)}
-	os.Exit(e.main(os.Args[1:]))
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func (e *env) main(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		e.usage(e.out)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	for _, v := range verbs {
-		if v.name == args[0] {
-			return v.run(e, args[1:])
-		}
-	}
-	fmt.Fprintf(e.err, "gort: unknown command %q\n\n", args[0])
-	e.usage(e.err)
-	return exitUsage
-}
-
-func (e *env) usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: gort <command> model.onnx [options]   (gort <command> --help for its options)")
-	fmt.Fprintln(w)
-	for _, v := range verbs {
-		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 check or comparison failed, 2 usage error or unreadable input.")
-}
+func main() { os.Exit(cli.Main(os.Args[1:])) }

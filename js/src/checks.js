@@ -127,12 +127,3 @@ export async function writeNpy(value) {
   return tool('writeNpy', w);
 }
 
-/**
- * Every tensor of one run by value name (the feeds and each node's outputs):
- * what `gort run --save-values` writes as a reference for diverge. Internal
- * (gort._recordValues), for the Node CLI.
- */
-export async function recordValues(model, feeds) {
-  const { bytes } = await loadArguments(model);
-  return valuesOf(await tool('recordValues', bytes, feedsToWire(feeds)));
-}

@@ -22,7 +22,7 @@ import { defaultBackend } from './backends/index.js';
 import { serveWorker } from './backends/proxy.js';
 import { toBytes } from './io.js';
 import { wireToValue } from './wire.js';
-import { capabilities, check, compare, diverge, inferShapes, printGraph, readNpy, recordValues, writeNpy } from './checks.js';
+import { capabilities, check, compare, diverge, inferShapes, printGraph, readNpy, writeNpy } from './checks.js';
 
 hooks.gpuDevice = () => defaultBackend().gpuDevice();
 
@@ -37,5 +37,5 @@ const _convert = Object.freeze({ toFloat16Bits, fromFloat16Bits, toBfloat16Bits,
 export const gort = {
   InferenceSession, Tensor, env, ErrorCode,
   check, inferShapes, printGraph, capabilities, compare, diverge, readNpy, writeNpy,
-  _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker, _recordValues: recordValues,
+  _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker,
 };

@@ -1,13 +1,16 @@
-// The Node CLI (bin/gort.mjs) against the native one (cmd/gort): for every
+// The Node CLI (bin/gort.mjs) against the native one (cmd/gort). Both run
+// the same Go code (package cli; the Node one compiled into gort.wasm), so
+// this checks the wiring: that the launcher passes the command line, the
+// environment, files, stdout, stderr and the exit code through. For every
 // verb, the same stdout, stderr and exit code on the same command line —
 // a valid model (squeezenet), a model of every input type the random feeds
 // fill, a broken model (check: exit 1), a three-node chain with a planted
 // numeric error in its middle node (compare: exit 1, diverge names that
-// node), external data, and usage errors (exit 2). Only timings differ, and
-// are masked. Then the installed package: `npm pack`, installed into a
-// fresh project, `npx gort check|print|run` there. Also Go's PCG, number
-// formats, durations and tabwriter reproduced in bin/gocompat.mjs, against
-// what Go prints.
+// node), external data, and usage errors (exit 2); only timings differ, and
+// are masked. Then what only the launcher does: paths relative to the
+// working directory, colour and progress on a terminal, NO_COLOR. Then the
+// installed package: `npm pack`, installed into a fresh project, `npx gort
+// check|print|run` there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,7 +19,6 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brokenModel, f32, model, raw, tensorProto } from './onnx.mjs';
-import { PCG, formatG6, formatG, formatGShortest, formatDuration, tabwrite, goJSON } from '../bin/gocompat.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const JS = join(HERE, '..');
@@ -33,26 +35,6 @@ function sh(cmd, args, opts = {}) {
     });
   });
 }
-
-// Printed by Go 1.27 (math/rand/v2, fmt, time, text/tabwriter, encoding/json) for these inputs.
-test('gocompat: PCG(1, 2), %g, durations, tabwriter and JSON as Go prints them', () => {
-  const r = new PCG(1, 2);
-  assert.equal(r.uint64(), 14192431797130687760n);
-  assert.equal(r.uint64(), 11371241257079532652n);
-  const g6 = { 1: '1', 0.1: '0.1', 1e-5: '1e-05', 123456: '123456', 1234567: '1.23457e+06', 0.00012345678: '0.000123457', '-2.5e-7': '-2.5e-07', 100000: '100000', 1e21: '1e+21' };
-  for (const [x, s] of Object.entries(g6)) assert.equal(formatG6(Number(x)), s, x);
-  // %.3g
-  assert.deepEqual([0.00123456, 1000, 100, 0.5, 2.5e-8, NaN, -Infinity].map((x) => formatG(x, 3)), ['0.00123', '1e+03', '100', '0.5', '2.5e-08', 'NaN', '-Inf']);
-  // %g / strconv 'g' -1
-  assert.deepEqual([1234567, 1e-7, 0.001, 123456, 1e21, 0.00012345, 0.1 + 0.2].map(formatGShortest), ['1.234567e+06', '1e-07', '0.001', '123456', '1e+21', '0.00012345', '0.30000000000000004']);
-  // time.Duration.Round(time.Microsecond).String()
-  assert.deepEqual([0, 0.0004, 0.5124, 8.9134, 698.3024, 1500, 125000.5, 3725000].map(formatDuration), ['0s', '0s', '512µs', '8.913ms', '698.302ms', '1.5s', '2m5.0005s', '1h2m5s']);
-  // tabwriter.NewWriter(w, 0, 0, 2, ' ', 0): column blocks end at a line without that cell.
-  assert.equal(tabwrite('a\tbbb\tc\ndddd\te\tf\nnone\nx\ty\n'), 'a     bbb  c\ndddd  e    f\nnone\nx  y\n');
-  assert.equal(tabwrite('µµ\tx\nab\ty\n'), 'µµ  x\nab  y\n');
-  assert.equal(goJSON({ b: [], a: { z: 1, y: 'a<b' }, c: NaN, m: 1e-7 }, { maps: new Set(['a']), floats: new Set(['c']) }),
-    '{\n  "b": [],\n  "a": {\n    "y": "a\\u003cb",\n    "z": 1\n  },\n  "c": "NaN",\n  "m": 1e-7\n}\n');
-});
 
 // x → Relu (relu) → a → Mul by c (scale) → b → Add d (shift) → y, with c = 2
 // and d = 1; the planted model has c = 2.5, so `scale` is the node that diverges.
@@ -220,6 +202,21 @@ test('CLI: every verb prints what the native cmd/gort prints, with its exit code
       assert.match(js.out, /\x1b\[3[12]m/, `on a terminal: ${args.join(' ')}`);
       assert.equal(js.out, go.out, `on a terminal: ${args.join(' ')}`);
     }
+    // NO_COLOR reaches the Go code through the launcher's environment.
+    const args = ['check', p('broken.onnx')];
+    const [go, js] = [await tty(['NO_COLOR=1', native, ...args]), await tty(['NO_COLOR=1', process.execPath, CLI, ...args])];
+    assert.equal(js.code, 1);
+    assert.ok(!js.out.includes('\x1b['), 'NO_COLOR on a terminal');
+    assert.equal(js.out, go.out, 'NO_COLOR on a terminal');
+  }
+
+  // Relative paths, read and written from the working directory.
+  for (const args of [['run', '--inputs', 'x.json', '--save', 'rel.npz', 'chain.onnx'], ['compare', '--inputs', 'x.json', '--expected', 'rel.npz', 'chain.onnx'], ['check', 'ext/model.onnx']]) {
+    const go = await sh(native, args, { cwd: dir });
+    const js = await sh(process.execPath, [CLI, ...args], { cwd: dir });
+    assert.equal(js.code, 0, `relative paths: ${args.join(' ')}: ${js.stderr}`);
+    assert.equal(go.code, 0, `relative paths: ${args.join(' ')}: ${go.stderr}`);
+    assert.equal(mask(js.stdout), mask(go.stdout), `relative paths: ${args.join(' ')}`);
   }
 
   // --save: the outputs as .npz; --save-values: every value as .npy, the

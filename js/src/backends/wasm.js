@@ -195,4 +195,4 @@ export function wasmBackend(source) {
 }
 
 /** The bridge functions behind the model checks (wasm/checks.go). */
-export const TOOLS = ['check', 'inferShapes', 'printGraph', 'capabilities', 'compareValues', 'diverge', 'readNpy', 'writeNpy', 'recordValues'];
+export const TOOLS = ['check', 'inferShapes', 'printGraph', 'capabilities', 'compareValues', 'diverge', 'readNpy', 'writeNpy'];

@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,7 +19,7 @@ import (
 )
 
 func (e *env) load(path string, opt plan.Level) (*runtime.Session, time.Duration, int) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
 		return nil, 0, exitUsage
@@ -141,7 +140,7 @@ func cmdRun(e *env, args []string) int {
 		}
 		b, err := npy.WriteNPZ(arrays, order)
 		if err == nil {
-			err = os.WriteFile(*save, b, 0o644)
+			err = writeFile(*save, b)
 		}
 		if err != nil {
 			fmt.Fprintf(e.err, "gort: %v\n", err)
@@ -167,7 +166,7 @@ func cmdRun(e *env, args []string) int {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func writeValues(dir string, r *diverge.Run) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirAll(dir); err != nil {
 		return err
 	}
 	for name, v := range r.Values {
@@ -179,7 +178,7 @@ func writeValues(dir string, r *diverge.Run) error {
 		if err != nil {
 			continue // a dtype NumPy lacks (bfloat16, 8-bit floats)
 		}
-		if err := os.WriteFile(filepath.Join(dir, fileName(name)+".npy"), b, 0o644); err != nil {
+		if err := writeFile(filepath.Join(dir, fileName(name)+".npy"), b); err != nil {
 			return err
 		}
 	}
@@ -396,7 +395,7 @@ func cmdDiverge(e *env, args []string) int {
 func readReference(path string, run *diverge.Run) (map[string]tensor.Value, error) {
 	out := map[string]tensor.Value{}
 	if strings.HasSuffix(strings.ToLower(path), ".npz") {
-		b, err := os.ReadFile(path)
+		b, err := readFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -409,7 +408,7 @@ func readReference(path string, run *diverge.Run) (map[string]tensor.Value, erro
 		}
 		return out, nil
 	}
-	st, err := os.Stat(path)
+	st, err := stat(path)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +421,7 @@ func readReference(path string, run *diverge.Run) (map[string]tensor.Value, erro
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(path, fileName(n)+".npy"))
+		b, err := readFile(filepath.Join(path, fileName(n)+".npy"))
 		if err != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// benchResult is bench's JSON form (the Node CLI writes the same document).
+// benchResult is bench's JSON form.
 type benchResult struct {
 	Model      string   `json:"model"`
 	Runs       int      `json:"runs"`

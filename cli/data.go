@@ -1,14 +1,14 @@
-package main
+package cli
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gort-dev/gort/runtime"
@@ -43,7 +43,7 @@ func readValues(arg string, order []string) (map[string]tensor.Value, error) {
 	if i := strings.Index(arg, "="); i > 0 && !fileExists(arg) {
 		name, path = arg[:i], arg[i+1:]
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -114,15 +114,17 @@ func readValues(arg string, order []string) (map[string]tensor.Value, error) {
 	return nil, fmt.Errorf("%s: unknown format (want .npy, .npz, .pb or .json)", path)
 }
 
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+func fileExists(p string) bool { _, err := stat(p); return err == nil }
 
 // readJSON reads {"name": {"type", "dims", "data"}} or {"name": nested arrays (float32)}.
 func readJSON(b []byte) (map[string]tensor.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var raw map[string]any
-	if err := dec.Decode(&raw); err != nil {
+	doc, err := parseJSON(b)
+	if err != nil {
 		return nil, err
+	}
+	raw, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("want a JSON object of inputs by name")
 	}
 	out := map[string]tensor.Value{}
 	for name, v := range raw {
@@ -155,11 +157,12 @@ func jsonTensor(v any) (*tensor.Tensor, error) {
 		if ds, ok := obj["dims"].([]any); ok {
 			dims = []int{}
 			for _, d := range ds {
-				n, err := d.(json.Number).Int64()
-				if err != nil || n < 0 {
+				n, ok := d.(jsonNumber)
+				v, err := strconv.ParseInt(string(n), 10, 64)
+				if !ok || err != nil || v < 0 {
 					return nil, fmt.Errorf("bad dims")
 				}
-				dims = append(dims, int(n))
+				dims = append(dims, int(v))
 			}
 		} else {
 			dims = []int{len(flat)}
@@ -229,13 +232,14 @@ func setJSON(t *tensor.Tensor, i int, x any) error {
 	}
 	var f float64
 	switch v := x.(type) {
-	case json.Number:
+	case jsonNumber:
 		var err error
-		if f, err = v.Float64(); err != nil {
+		if f, err = strconv.ParseFloat(string(v), 64); err != nil {
 			return err
 		}
-	case string: // "NaN", "Infinity"
-		if _, err := fmt.Sscan(strings.Replace(v, "Infinity", "Inf", 1), &f); err != nil {
+	case string: // "NaN", "Infinity", "-Inf"
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
 			return fmt.Errorf("element %d: %q", i, v)
 		}
 	default:
@@ -279,9 +283,9 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 	if *d.data != "" {
 		// input_<i>.pb feeds the i-th input that is not an initializer, as in the ONNX backend runner.
 		for i, in := range s.Inputs() {
-			b, err := os.ReadFile(filepath.Join(*d.data, fmt.Sprintf("input_%d.pb", i)))
+			b, err := readFile(filepath.Join(*d.data, fmt.Sprintf("input_%d.pb", i)))
 			if err != nil {
-				if os.IsNotExist(err) {
+				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
 				return nil, nil, err
@@ -328,9 +332,9 @@ func (d *dataFlags) expectedValues(s *runtime.Session) (map[string]tensor.Value,
 	}
 	if *d.data != "" {
 		for i, o := range s.Model().Graph.Outputs {
-			b, err := os.ReadFile(filepath.Join(*d.data, fmt.Sprintf("output_%d.pb", i)))
+			b, err := readFile(filepath.Join(*d.data, fmt.Sprintf("output_%d.pb", i)))
 			if err != nil {
-				if os.IsNotExist(err) {
+				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
 				return nil, err
@@ -390,8 +394,7 @@ func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
 			d[i] = r.Float32()*2 - 1
 		}
 		// float16 and bfloat16 are stored as float32: hold them to values
-		// of their own type, as a real feed would be (and as gort's JS CLI,
-		// which must produce the same inputs, can only send them).
+		// of their own type, as a real feed would be.
 		tensor.RoundTo(in.Type.Elem, d)
 	case []float64:
 		for i := range d {

@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -20,7 +19,7 @@ import (
 
 // readModel reads and decodes a model; a failure is exit code 2.
 func (e *env) readModel(path string) (*pb.ModelProto, []byte, bool) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
 		return nil, nil, false
@@ -34,11 +33,12 @@ func (e *env) readModel(path string) (*pb.ModelProto, []byte, bool) {
 }
 
 func (e *env) writeJSON(v any) {
-	enc := json.NewEncoder(e.out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeJSON(v)
+	if err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
+		return
 	}
+	e.out.Write(b)
 }
 
 const (
@@ -64,7 +64,7 @@ func cmdCheck(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	data, err := os.ReadFile(pos[0])
+	data, err := readFile(pos[0])
 	if err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
 		return exitUsage
@@ -168,7 +168,7 @@ func externalFiles(mp *pb.ModelProto, modelPath, dir string) map[string][]byte {
 		for _, kv := range t.GetExternalData() {
 			if kv.GetKey() == "location" && !strings.Contains(kv.GetValue(), "..") {
 				if _, done := files[kv.GetValue()]; !done {
-					if b, err := os.ReadFile(dir + string(os.PathSeparator) + kv.GetValue()); err == nil {
+					if b, err := readFile(dir + string(os.PathSeparator) + kv.GetValue()); err == nil {
 						files[kv.GetValue()] = b
 					}
 				}
