@@ -1,9 +1,9 @@
 // Package cli is gort's command line: the verbs below, their flags, output
 // and exit codes. It is the one implementation behind both commands: the
 // native binary (cmd/gort) and the npm package's `gort` (js/bin/gort.mjs),
-// which runs this code compiled into gort.wasm (wasm/main.go, started with
-// argv ["gort", "-cli", ...]); there, Go's os package reads and writes
-// files and stdout/stderr through Node's fs.
+// which runs cmd/gort compiled for GOOS=js (dist/gort-cli.wasm); there,
+// Go's os package reads and writes files and stdout/stderr through Node's
+// fs.
 //
 //	gort check   model.onnx             every problem of the model, with stable codes
 //	gort inspect model.onnx             inputs, outputs, opsets, ops, what gort cannot run

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,13 +120,11 @@ func fileExists(p string) bool { _, err := stat(p); return err == nil }
 
 // readJSON reads {"name": {"type", "dims", "data"}} or {"name": nested arrays (float32)}.
 func readJSON(b []byte) (map[string]tensor.Value, error) {
-	doc, err := parseJSON(b)
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil {
 		return nil, err
-	}
-	raw, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("want a JSON object of inputs by name")
 	}
 	out := map[string]tensor.Value{}
 	for name, v := range raw {
@@ -157,8 +157,8 @@ func jsonTensor(v any) (*tensor.Tensor, error) {
 		if ds, ok := obj["dims"].([]any); ok {
 			dims = []int{}
 			for _, d := range ds {
-				n, ok := d.(jsonNumber)
-				v, err := strconv.ParseInt(string(n), 10, 64)
+				n, ok := d.(json.Number)
+				v, err := n.Int64()
 				if !ok || err != nil || v < 0 {
 					return nil, fmt.Errorf("bad dims")
 				}
@@ -232,9 +232,9 @@ func setJSON(t *tensor.Tensor, i int, x any) error {
 	}
 	var f float64
 	switch v := x.(type) {
-	case jsonNumber:
+	case json.Number:
 		var err error
-		if f, err = strconv.ParseFloat(string(v), 64); err != nil {
+		if f, err = v.Float64(); err != nil {
 			return err
 		}
 	case string: // "NaN", "Infinity", "-Inf"

@@ -10,7 +10,7 @@ import (
 )
 
 // The CLI's file access: package os, whose errors read the same under
-// GOOS=js (gort.wasm run by the npm package's `gort`, where os calls Node's
+// GOOS=js (gort-cli.wasm run by the npm package's `gort`, where os calls Node's
 // fs) as natively on Linux. Go's js/wasm port words its errno messages
 // with a capital ("No such file or directory"), Linux's without.
 

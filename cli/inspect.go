@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -33,12 +34,11 @@ func (e *env) readModel(path string) (*pb.ModelProto, []byte, bool) {
 }
 
 func (e *env) writeJSON(v any) {
-	b, err := encodeJSON(v)
-	if err != nil {
+	enc := json.NewEncoder(e.out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(e.err, "gort: %v\n", err)
-		return
 	}
-	e.out.Write(b)
 }
 
 const (

@@ -32,22 +32,21 @@ trap 'rm -rf "$DIST"' EXIT
 FLAGS=(-trimpath -ldflags='-s -w')
 # Code that runs once per model, per node or per tool call (decoding, loading,
 # planning, the session and the executor's step loop, the model checks, the
-# WebGPU glue, the command line (cli), control flow, rarely used operator families) is compiled
+# WebGPU glue, control flow, rarely used operator families) is compiled
 # without inlining: about 150 KB less gzip, which keeps gort.wasm under its
 # 2.5 MB budget; the kernels and the common operators keep it. ops/rnn is
 # the recurrent ops' drivers (their step kernels are ops/rnn/kern).
 for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/check runtime/shapes runtime/printer \
   runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv options \
-  cli runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
+  runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
   ops/image ops/kvcache ops/attention ops/control ops/rnn; do
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")
 done
 # The same for the standard library's packages that only ever run per call
 # or on error paths: fmt and reflect (messages), regexp/syntax (compiling a
 # pattern, not matching), time, and syscall/js (the bridge: each of its calls
-# is a call into JavaScript anyway), and the command line's flag and
-# text/tabwriter: 32 KB less gzip.
-for p in fmt internal/fmtsort reflect regexp/syntax time syscall/js flag text/tabwriter; do
+# is a call into JavaScript anyway): 32 KB less gzip.
+for p in fmt internal/fmtsort reflect regexp/syntax time syscall/js; do
   FLAGS+=("-gcflags=$p=-l")
 done
 (cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort.wasm" ./wasm)
@@ -55,6 +54,11 @@ done
 # of non-zero bytes; merging those with small zero gaps between them gives the
 # same memory for 165 KB less gzip (tools/wasmdata.mjs).
 node tools/wasmdata.mjs "$DIST/gort.wasm"
+# The `gort` command of the package (bin/gort.mjs) runs the native CLI,
+# cmd/gort, compiled for GOOS=js on its own: a page never downloads it,
+# so the command line costs gort.wasm nothing.
+(cd "$ROOT" && GOOS=js GOARCH=wasm GOEXPERIMENT=simd "$GO" build -tags gortlite "${FLAGS[@]}" -o "$DIST/gort-cli.wasm" ./cmd/gort)
+node tools/wasmdata.mjs "$DIST/gort-cli.wasm"
 
 WASM_EXEC="$("$GO" env GOROOT)/lib/wasm/wasm_exec.js"
 [[ -f "$WASM_EXEC" ]] || WASM_EXEC="$("$GO" env GOROOT)/misc/wasm/wasm_exec.js" # before Go 1.24

@@ -11,12 +11,6 @@
 // fixed global name) lets several copies of the package (an ES module and a
 // classic script on one page, say) each find their own instance.
 //
-// Started with argv ["gort", "-cli", args...] instead (by the npm package's
-// `gort` command, js/bin/gort.mjs), it is the command line: package cli, the
-// code of the native cmd/gort, run once on args, its exit code the
-// program's. Its files, stdout and stderr go through Go's os package, which
-// under GOOS=js calls the globalThis.fs the launcher sets (Node's fs).
-//
 // Every function of the bridge recovers panics (a Go panic that escapes a
 // js.FuncOf callback kills the whole Go program, after which every later call
 // traps with an opaque "Go program has already exited"). Functions that do
@@ -35,7 +29,6 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/gort-dev/gort/cli"
 	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/errs"
@@ -76,9 +69,6 @@ func main() {
 	// instead of letting garbage push the heap into the ceiling. Runs that
 	// cannot fit are refused before they start (runtime.Options.MaxMemoryBytes).
 	debug.SetMemoryLimit(3<<30 + 512<<20)
-	if os.Args[1] == "-cli" {
-		os.Exit(cli.Main(os.Args[2:]))
-	}
 	key := os.Args[1]
 	api := js.Global().Get("Object").New()
 	api.Set("version", version)

@@ -1,7 +1,7 @@
 // Command gort checks, inspects, prints, runs and compares ONNX models
 // natively: `gort <check|inspect|print|run|compare|diverge|bench> model.onnx
-// [options]`. The verbs live in package cli, which the npm package's `gort`
-// command runs too (compiled into gort.wasm).
+// [options]`. The verbs live in package cli. The npm package's `gort`
+// command is this program compiled for GOOS=js (js/dist/gort-cli.wasm).
 package main
 
 import (

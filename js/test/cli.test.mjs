@@ -1,5 +1,6 @@
 // The Node CLI (bin/gort.mjs) against the native one (cmd/gort). Both run
-// the same Go code (package cli; the Node one compiled into gort.wasm), so
+// the same Go code (cmd/gort over package cli; the Node one compiled to
+// dist/gort-cli.wasm), so
 // this checks the wiring: that the launcher passes the command line, the
 // environment, files, stdout, stderr and the exit code through. For every
 // verb, the same stdout, stderr and exit code on the same command line —

@@ -13,7 +13,8 @@ TGZ="$(npm pack --silent --pack-destination "$TMP" 2>/dev/null | tail -1)"
 echo "packed $TGZ ($(wc -c < "$TMP/$TGZ") bytes)"
 tar -tzf "$TMP/$TGZ" | sort > "$TMP/contents"
 for f in package/dist/gort.wasm package/dist/gort.mjs package/dist/gort.js package/dist/gort.cjs \
-         package/dist/gort.worker.mjs package/dist/index.d.ts package/dist/wasm_exec.js package/bin/gort.mjs; do
+         package/dist/gort.worker.mjs package/dist/index.d.ts package/dist/wasm_exec.js package/bin/gort.mjs \
+         package/dist/gort-cli.wasm; do
   grep -qx "$f" "$TMP/contents" || { echo "missing from the package: $f"; exit 1; }
 done
 if grep -q 'gort-test.wasm\|package/test/' "$TMP/contents"; then echo "test files in the package"; exit 1; fi
