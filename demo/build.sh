@@ -13,6 +13,6 @@ fi
 rm -rf demo/gort.tmp
 mkdir demo/gort.tmp
 cp -R "$DIST"/. demo/gort.tmp/
-rm -f demo/gort.tmp/gort-test.wasm demo/gort.tmp/*.cjs
+rm -f demo/gort.tmp/gort-test.wasm demo/gort.tmp/gort-cli.wasm demo/gort.tmp/*.cjs
 rm -rf demo/gort
 mv demo/gort.tmp demo/gort
