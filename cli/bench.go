@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/graph"
+	"github.com/gort-dev/gort/runtime/plan"
 	"io"
 	"math"
 	"slices"
@@ -46,7 +47,7 @@ func cmdBench(e *env, args []string) int {
 		return code
 	}
 	times := make([]time.Duration, 0, *runs)
-	prof := newProfile()
+	prof := newProfile(s.Plan())
 	for r := 0; r < *runs; r++ {
 		if e.progress {
 			fmt.Fprintf(e.err, "\r  run %d/%d", r+1, *runs)
@@ -91,13 +92,24 @@ func cmdBench(e *env, args []string) int {
 	return exitOK
 }
 
-// profile sums kernel time per node and per op type over the profiled runs.
+// profile sums kernel time per node and per op type over the profiled
+// runs; the plan's transfer steps (op types Upload and Download) are
+// nodes too, with their sizes where known at load.
 type profile struct {
 	byNode map[*graph.Node]time.Duration
 	order  []*graph.Node
+	bytes  map[*graph.Node]int64
 }
 
-func newProfile() *profile { return &profile{byNode: map[*graph.Node]time.Duration{}} }
+func newProfile(p *plan.Plan) *profile {
+	pr := &profile{byNode: map[*graph.Node]time.Duration{}, bytes: map[*graph.Node]int64{}}
+	for _, st := range p.Steps {
+		if st.Transfer != plan.NoTransfer && st.Bytes > 0 {
+			pr.bytes[st.Node] = st.Bytes
+		}
+	}
+	return pr
+}
 
 func (p *profile) add(n *graph.Node, d time.Duration) {
 	if _, ok := p.byNode[n]; !ok {
@@ -113,6 +125,7 @@ func (p *profile) print(w io.Writer, runs int) {
 		name  string
 		d     time.Duration
 		count int
+		bytes int64
 	}
 	byOp := map[string]*row{}
 	for _, n := range p.order {
@@ -129,6 +142,7 @@ func (p *profile) print(w io.Writer, runs int) {
 		}
 		r.d += d
 		r.count++
+		r.bytes += p.bytes[n]
 	}
 	var ops []*row
 	for _, r := range byOp {
@@ -140,13 +154,21 @@ func (p *profile) print(w io.Writer, runs int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  profile (per run, kernels only)\t%s\n", per(total))
 	for _, r := range ops {
-		fmt.Fprintf(tw, "    %s ×%d\t%s\t%s\n", r.name, r.count, per(r.d), pct(r.d))
+		name := r.name
+		if r.bytes > 0 {
+			name += ", " + plan.FormatBytes(r.bytes) + " per run"
+		}
+		fmt.Fprintf(tw, "    %s ×%d\t%s\t%s\n", name, r.count, per(r.d), pct(r.d))
 	}
 	nodes := slices.Clone(p.order)
 	sort.SliceStable(nodes, func(i, j int) bool { return p.byNode[nodes[i]] > p.byNode[nodes[j]] })
 	fmt.Fprintf(tw, "  slowest nodes\t\t\n")
 	for _, n := range nodes[:min(15, len(nodes))] {
-		fmt.Fprintf(tw, "    %s (%s)\t%s\t%s\n", n.Name, n.OpType, per(p.byNode[n]), pct(p.byNode[n]))
+		what := n.OpType
+		if b := p.bytes[n]; b > 0 {
+			what += ", " + plan.FormatBytes(b)
+		}
+		fmt.Fprintf(tw, "    %s (%s)\t%s\t%s\n", n.Name, what, per(p.byNode[n]), pct(p.byNode[n]))
 	}
 	tw.Flush()
 }

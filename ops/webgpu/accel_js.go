@@ -202,6 +202,49 @@ func (v *value) Download() (*tensor.Tensor, error) {
 // Release returns the buffer to the pool (a borrowed feed's is left alone).
 func (v *value) Release() { v.buf.Release() }
 
+// Upload copies a float32 tensor to the device (plan.Transferer: the
+// plan's upload steps).
+func (a *Accelerator) Upload(t *tensor.Tensor) (tensor.Remote, error) {
+	if t.DType() != tensor.Float {
+		return nil, errs.New(errs.Runtime, "cannot upload a %s tensor; WebGPU values are float32", t.DType())
+	}
+	b, err := gpu.Upload(a.d, t.F32())
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	a.Uploads.Add(1)
+	return &value{a: a, buf: b, shape: t.Shape()}, nil
+}
+
+// Download reads one of the device's values back (plan.Transferer: the
+// plan's download steps).
+func (a *Accelerator) Download(v tensor.Remote) (*tensor.Tensor, error) {
+	return v.Download()
+}
+
+// ReadsOnDevice says which inputs the kernel reads from device buffers
+// (plan.DeviceIO): not the constants uploaded when it was built, nor the
+// operands it reads on the CPU (Resize's roi, scales and sizes,
+// BatchNormalization's statistics, Reshape's shape), nor those it ignores
+// (Dropout's ratio); a fused residual is read on the device.
+func (k *kernel) ReadsOnDevice(i int) bool {
+	if k.consts[i] != nil {
+		return false
+	}
+	if i == 0 || (k.s.residual && i == len(k.n.Inputs)-1) {
+		return true
+	}
+	switch k.s.kind {
+	case kResize, kAffine, kCopy, kUnary, kPool, kSoftmax:
+		return false
+	}
+	return true
+}
+
+// WritesOnDevice: the first output is a device value; Dropout's mask is a
+// CPU tensor.
+func (k *kernel) WritesOnDevice(j int) bool { return j == 0 }
+
 // Feed wraps a caller's float32 GPUBuffer of the given shape as a value
 // steps on this device read in place (a CPU step downloads it). The
 // buffer stays the caller's. It waits on the GPU (see gpu.Device.Wrap).

@@ -75,7 +75,7 @@ func TestNodeSuiteEveryNodeOnGPU(t *testing.T) {
 				gpuSteps := 0
 				inspect := func(s *runtime.Session) string {
 					for _, st := range s.Plan().Steps {
-						if st.Device == webgpu.Device {
+						if st.Device == webgpu.Device && st.Transfer == plan.NoTransfer {
 							gpuSteps++
 							placed[st.Node.OpType]++
 						}

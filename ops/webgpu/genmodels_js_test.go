@@ -50,6 +50,9 @@ func TestGeneratedModelsOnGPU(t *testing.T) {
 				onDevice := map[string]int{}
 				var off []string
 				for _, st := range s.Plan().Steps {
+					if st.Transfer != plan.NoTransfer {
+						continue
+					}
 					if st.Device == webgpu.Device {
 						onDevice[st.Node.OpType]++
 					} else if st.Reason != "" && !strings.Contains(st.Reason, "WebGPU kernels are float32") {

@@ -160,6 +160,9 @@ func runModelAt(g *graphModel, a *webgpu.Accelerator, level plan.Level) (*result
 	}
 	r := &result{out: map[string]*tensor.Tensor{}, placements: map[string]string{}, report: s.Plan().Report}
 	for _, st := range s.Plan().Steps {
+		if st.Transfer != plan.NoTransfer {
+			continue // the plan's copies, not the model's nodes
+		}
 		r.steps = append(r.steps, st)
 		r.placements[st.Node.Name] = string(st.Device)
 		if st.Reason != "" {

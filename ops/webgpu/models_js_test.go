@@ -15,6 +15,7 @@ import (
 	"github.com/gort-dev/gort/ops/webgpu"
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/conformance"
+	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
@@ -43,6 +44,9 @@ func TestWholeModels(t *testing.T) {
 				count := map[string]int{}
 				var off []string
 				for _, st := range s.Plan().Steps {
+					if st.Transfer != plan.NoTransfer {
+						continue
+					}
 					count[string(st.Device)]++
 					if st.Device != webgpu.Device {
 						off = append(off, fmt.Sprintf("%s (%s)", st.Node.OpType, st.Reason))

@@ -42,8 +42,8 @@ type Options struct {
 	// then starts over on the CPU.
 	DeviceLost func(error)
 	// KeepOnDevice names outputs returned as the accelerator's
-	// tensor.Remote values when a device step produced them (they are
-	// downloaded otherwise); the caller then owns and releases them.
+	// tensor.Remote values when a device step produced them (the run then
+	// skips the plan's download step); the caller owns and releases them.
 	KeepOnDevice map[string]bool
 }
 
@@ -85,7 +85,7 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 	}
 	slots := make([]int, len(wanted))
 	for i, w := range wanted {
-		s, ok := p.SlotOf[w]
+		s, ok := p.ValueSlot(w, opts.KeepOnDevice[w])
 		if !ok {
 			return nil, errs.New(errs.Internal, "value is not in the plan").WithTensor(w)
 		}
@@ -123,6 +123,10 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 				out[w] = v
 				continue
 			}
+			// Graph outputs a device step made come through the plan's
+			// download steps; what is left is the run's edge: a value
+			// with no CPU copy in the plan (a device-resident feed
+			// returned as an output, an intermediate value asked for).
 			t, err := rv.Download()
 			if err != nil {
 				return nil, err
@@ -221,7 +225,7 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			f.vals[s] = outs[j]
 			r.buffers.hold(outs[j])
 		}
-		if r.opts.Trace != nil {
+		if r.opts.Trace != nil && st.Transfer == plan.NoTransfer {
 			r.opts.Trace(st.Node, slices.Clone(outs)) // outs is step's scratch
 		}
 		for _, s := range st.Free {
@@ -236,7 +240,7 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 // lookup finds a value by name in this frame (its own slots include the
 // free variables it received from its parent).
 func (f *frame) lookup(name string) (tensor.Value, bool) {
-	s, ok := f.p.SlotOf[name]
+	s, ok := f.p.ValueSlot(name, false)
 	if !ok || f.vals[s] == nil {
 		return nil, false
 	}
@@ -332,13 +336,20 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 		if v == nil {
 			return nil, errs.New(errs.Internal, "input %q is not available", n.Inputs[i]).WithNode(n.Name)
 		}
-		if rv, ok := v.(tensor.Remote); ok && onCPU {
-			// A device boundary: the CPU step reads a copy.
-			t, err := rv.Download()
-			if err != nil {
-				return nil, errs.AtNode(err, n.Name)
+		if st.Transfer == plan.NoTransfer {
+			// Device boundaries are the plan's transfer steps: a value
+			// on the wrong side is a plan without one, never copied here.
+			_, remote := v.(tensor.Remote)
+			if want := !onCPU && st.OnDevice[i]; remote != want {
+				have, where := "the CPU", "on the CPU"
+				if remote {
+					have = "a device"
+				}
+				if want {
+					where = "on " + string(st.Device)
+				}
+				return nil, errs.New(errs.Internal, "input %q is on %s; the step reads it %s and the plan has no transfer for it", n.Inputs[i], have, where).WithNode(n.Name)
 			}
-			v = t
 		}
 		ins[i] = v
 	}

@@ -22,6 +22,7 @@ type fakeDevice struct {
 	lose      atomic.Bool // the next kernel call reports a lost device
 	released  atomic.Int64
 	downloads atomic.Int64
+	uploads   atomic.Int64
 }
 
 type fakeRemote struct {
@@ -39,6 +40,14 @@ func (r *fakeRemote) Download() (*tensor.Tensor, error) {
 func (r *fakeRemote) Release() { r.dev.released.Add(1) }
 
 func (d *fakeDevice) Device() plan.Device { return "fake" }
+
+// Upload and Download make the fake a plan.Transferer.
+func (d *fakeDevice) Upload(t *tensor.Tensor) (tensor.Remote, error) {
+	d.uploads.Add(1)
+	return &fakeRemote{t: t.Clone(), dev: d}, nil
+}
+
+func (d *fakeDevice) Download(v tensor.Remote) (*tensor.Tensor, error) { return v.Download() }
 
 func (d *fakeDevice) Kernel(n *op.Node, _ any, in []graph.Type) (any, string) {
 	if n.OpType != "Relu" {
@@ -122,8 +131,8 @@ func TestAccelerator(t *testing.T) {
 			t.Errorf("y[%d] = %v, want %v", i, y[i], w)
 		}
 	}
-	if dev.downloads.Load() != 2 || dev.released.Load() != 3 {
-		t.Errorf("%d downloads and %d releases, want 2 (into the CPU step, the output) and 3", dev.downloads.Load(), dev.released.Load())
+	if dev.downloads.Load() != 2 || dev.uploads.Load() != 2 || dev.released.Load() != 5 {
+		t.Errorf("%d downloads, %d uploads and %d releases, want 2 (into the CPU step, the output), 2 (x, and c into gpu3) and 5", dev.downloads.Load(), dev.uploads.Load(), dev.released.Load())
 	}
 	dev.lose.Store(true)
 	y = runY()
@@ -140,9 +149,9 @@ func TestAccelerator(t *testing.T) {
 	if len(logged) != 1 || !strings.Contains(logged[0], "lost") {
 		t.Errorf("log %q, want one line about the lost device", logged)
 	}
-	before := dev.downloads.Load()
+	before := dev.downloads.Load() + dev.uploads.Load()
 	runY()
-	if dev.downloads.Load() != before {
+	if dev.downloads.Load()+dev.uploads.Load() != before {
 		t.Errorf("a run after the loss used the device")
 	}
 }

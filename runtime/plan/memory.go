@@ -50,7 +50,14 @@ func (p *Plan) Estimate(bytesOf func(name string) (int64, bool)) MemoryEstimate 
 			if s < 0 {
 				continue
 			}
-			b, ok := bytesOf(p.Names[s])
+			name := p.Names[s]
+			switch st.Transfer {
+			case Upload:
+				continue // device memory
+			case Download:
+				name = st.Node.Inputs[0]
+			}
+			b, ok := bytesOf(name)
 			if !ok {
 				est.Unknown = append(est.Unknown, p.Names[s])
 				continue

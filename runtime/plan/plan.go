@@ -142,6 +142,16 @@ type Step struct {
 	// the CPU when an accelerator was offered.
 	CPUKernel any
 	Reason    string
+	// Transfer is set on the steps that copy a value between the CPU and
+	// an accelerator (transfers.go); their Node is made by the plan
+	// ("upload x", op type Upload in domain gort), In and Out are the
+	// value and its copy, and Bytes is the copy's size when the value's
+	// type is known at compile time (0 otherwise).
+	Transfer Transfer
+	Bytes    int64
+	// OnDevice, on a step placed on an accelerator, says per input whether
+	// the step reads it as a device value (the rest it reads on the CPU).
+	OnDevice []bool
 }
 
 // Plan is a compiled graph (the main graph or a subgraph). It is immutable
@@ -170,6 +180,11 @@ type Plan struct {
 
 	graph     *graph.Graph
 	neededAll []bool
+	// cpuCopy maps a value that a device step produced (or a feed) to the
+	// slot of its CPU copy; deviceOut maps a graph output a device step
+	// produced to its device slot (see ValueSlot).
+	cpuCopy   map[string]int
+	deviceOut map[string]int
 	// constSet holds every constant of the plan and its subgraphs
 	// (initializers and folded values).
 	constSet map[*tensor.Tensor]bool
@@ -321,6 +336,7 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		for _, st := range placeSegments(p.Steps, acc) {
 			c.releaseConsts(p, st, w, consts, readers)
 		}
+		p.insertTransfers(acc, g, c.opts.Types, consts, slot)
 	}
 	p.Slots = len(p.Names)
 	p.Consts = make([]tensor.Value, p.Slots)
@@ -474,6 +490,10 @@ func (p *Plan) planFrees() {
 	}
 	for _, f := range p.FreeVars {
 		keep[f] = true
+	}
+	// A run may return these instead of their CPU copies (KeepOnDevice).
+	for _, s := range p.deviceOut {
+		keep[s] = true
 	}
 	last := make([]int, len(p.Names))
 	for i := range last {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,23 @@ type Model struct {
 	Producer  string           `json:"producer,omitempty"`
 	Graph     *Graph           `json:"graph"`
 	Functions []*Function      `json:"functions,omitempty"`
+	// Transfers are the plan's transfer steps, in run order, when the
+	// model was printed with a plan (Model.Place).
+	Transfers []*Transfer `json:"transfers,omitempty"`
+}
+
+// Transfer is a step of the plan that copies a value between the CPU and
+// an accelerator: "upload" (to the device) or "download" (to the CPU).
+type Transfer struct {
+	Kind   string `json:"kind"`
+	Value  string `json:"value"`
+	Device string `json:"device"`
+	// Bytes is the value's size when its type is known at load, else 0.
+	Bytes int64 `json:"bytes,omitempty"`
+	// Before names the step the copy runs before; "" at the end of a run
+	// (a graph output).
+	Before string `json:"before,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Graph is the JSON form of a graph.
@@ -86,7 +104,21 @@ func (m *Model) Place(p *plan.Plan, cpu string) {
 		return
 	}
 	by := map[string]*Placement{}
+	m.Transfers = nil
+	var pending []*Transfer
 	for _, st := range p.Steps {
+		if st.Transfer != plan.NoTransfer {
+			t := &Transfer{Kind: st.Transfer.String(), Value: st.Node.Inputs[0], Device: string(st.Device), Bytes: st.Bytes}
+			if slices.Contains(p.InNames, t.Value) {
+				t.Reason = "a feed, which a caller may give on either side; one already there passes through"
+			}
+			pending = append(pending, t)
+			continue
+		}
+		for _, t := range pending {
+			t.Before = st.Node.Name
+		}
+		m.Transfers, pending = append(m.Transfers, pending...), nil
 		pl := &Placement{Device: string(st.Device), Reason: st.Reason}
 		if st.Device == plan.CPU {
 			pl.Device = cpu
@@ -98,6 +130,7 @@ func (m *Model) Place(p *plan.Plan, cpu string) {
 			}
 		}
 	}
+	m.Transfers = append(m.Transfers, pending...)
 	for _, n := range m.Graph.Nodes {
 		if n.Placement = by[n.Name]; n.Placement == nil {
 			n.Placement = &Placement{}
@@ -330,6 +363,12 @@ func Text(w io.Writer, m *Model) error {
 	if m.Graph != nil {
 		p.graph(m.Graph, "")
 	}
+	if len(m.Transfers) > 0 {
+		p.line("", "transfers (plan steps, in run order):")
+		for _, t := range m.Transfers {
+			p.line("  ", "%s", transferLine(t))
+		}
+	}
 	for _, f := range m.Functions {
 		fmt.Fprintf(p.w, "function %s.%s(%s) -> (%s)", f.Domain, f.Name, strings.Join(pct(f.Inputs), ", "), strings.Join(pct(f.Outputs), ", "))
 		if len(f.Attrs) > 0 {
@@ -451,6 +490,29 @@ func (p *textPrinter) node(n *Node, indent string) {
 		p.line(indent, "  @%s:", k)
 		p.graph(n.Subgraphs[k], indent+"    ")
 	}
+}
+
+// transferLine is a transfer step's line: "upload %x to webgpu (24 B),
+// before conv1", "download %y from webgpu (?), at the end".
+func transferLine(t *Transfer) string {
+	dir := "to"
+	if t.Kind == plan.Download.String() {
+		dir = "from"
+	}
+	size := "size unknown at load"
+	if t.Bytes > 0 {
+		size = plan.FormatBytes(t.Bytes)
+	}
+	s := fmt.Sprintf("%s %%%s %s %s (%s)", t.Kind, t.Value, dir, t.Device, size)
+	if t.Before != "" {
+		s += ", before " + t.Before
+	} else {
+		s += ", at the end"
+	}
+	if t.Reason != "" {
+		s += ": " + t.Reason
+	}
+	return s
 }
 
 // placed is a node line's placement comment: "  # on webgpu",

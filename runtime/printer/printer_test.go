@@ -146,6 +146,9 @@ func TestPlacements(t *testing.T) {
 		"%c: float32[1,3,3,2] = Conv(%x, %w)  # on fakegpu\n",
 		"%r: float32[1,3,3,2] = Relu(%c)  # on fakegpu, fused into Conv#0\n",
 		"%y: float32[1,3,3,2] = Softmax(%r)  # on cpu: fakegpu runs Conv only\n",
+		"transfers (plan steps, in run order):\n",
+		"  upload %x to fakegpu (160 B), before Conv#0: a feed, which a caller may give on either side; one already there passes through\n",
+		"  download %r from fakegpu (72 B), before Softmax#2\n",
 	} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("missing %q in\n%s", line, b.String())
@@ -157,6 +160,9 @@ func TestPlacements(t *testing.T) {
 	}
 	if !strings.Contains(string(js), `"placement":{"device":"cpu","reason":"fakegpu runs Conv only"}`) {
 		t.Errorf("JSON without the Softmax placement: %s", js)
+	}
+	if !strings.Contains(string(js), `"transfers":[{"kind":"upload","value":"x","device":"fakegpu","bytes":160,"before":"Conv#0"`) {
+		t.Errorf("JSON without the transfers: %s", js)
 	}
 	// Without a plan the text has no placement comments.
 	b.Reset()
