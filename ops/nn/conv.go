@@ -273,49 +273,100 @@ func zeroPoint(t *tensor.Tensor, perChannel int, what string) ([]float64, error)
 	return v, nil
 }
 
-// intConv runs an integer convolution exactly: inputs minus their zero
-// points are converted to float64 (every int8/uint8 product and any sum
-// of fewer than 2^37 of them is exact in float64) and fed to the float
-// convolution. ConvInteger and QLinearConv share it.
-func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) ([]float64, *convShapes, error) {
-	if x.DType() != tensor.Uint8 && x.DType() != tensor.Int8 || w.DType() != tensor.Uint8 && w.DType() != tensor.Int8 {
-		return nil, nil, op.Errorf("integer convolution needs int8/uint8 X and W, got %s and %s", x.DType(), w.DType())
-	}
+// intConv returns an integer convolution's exact int32 accumulators
+// (ConvInteger's output; QLinearConv requantizes them): per image and
+// group, in blocks of output positions, an im2col of the block minus the
+// input's zero point (kernels.Im2colQ) times the weights minus theirs
+// (kernels.GemmI16). Besides the output it holds one block of columns and
+// the weights as int16, whatever the input's size. (It used to convert
+// both tensors to float64 and build the whole column matrix: 1.2 GB
+// beside a 64×512×512 uint8 map, counted by no memory check, which ended
+// the wasm runtime.)
+func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) (*tensor.Tensor, *convShapes, error) {
 	s, err := c.shapes(x.Shape(), w.Shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	xz, err := zeroPoint(xzp, 1, "x_zero_point")
+	xz, err := quantZeroPoints(xzp, x.DType(), 1, "x_zero_point")
 	if err != nil {
 		return nil, nil, err
 	}
-	wz, err := zeroPoint(wzp, s.m, "w_zero_point")
+	wz, err := quantZeroPoints(wzp, w.DType(), s.m, "w_zero_point")
 	if err != nil {
 		return nil, nil, err
 	}
-	xf, _ := x.Float64s()
-	wf, _ := w.Float64s()
-	xs := make([]float64, len(xf))
-	for i, v := range xf {
-		xs[i] = v - xz[0]
+	ws := make([]int16, w.Len())
+	per := w.Len() / max(s.m, 1)
+	for m := range s.m {
+		z := wz[min(m, len(wz)-1)]
+		switch wd := w.Data().(type) {
+		case []uint8:
+			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
+		case []int8:
+			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
+		}
 	}
-	ws := make([]float64, len(wf))
-	per := len(wf) / max(s.m, 1)
-	for i, v := range wf {
-		ws[i] = v - wz[min(i/max(per, 1), len(wz)-1)]
+	y := ctx.New(tensor.Int32, s.yShape...)
+	switch xd := x.Data().(type) {
+	case []uint8:
+		err = intConvBlocks(ctx, xd, xz[0], ws, c.group, s, y.I32())
+	case []int8:
+		err = intConvBlocks(ctx, xd, xz[0], ws, c.group, s, y.I32())
 	}
-	if _, err := ctx.CheckShape(tensor.Double, s.yShape); err != nil {
-		return nil, nil, err
+	return y, s, err
+}
+
+// intConvBlocks is intConv's loop over images, groups and blocks of
+// output positions, with a checkpoint before each block (about 4 M
+// multiply-adds, as convForward's).
+func intConvBlocks[T kernels.Quant](ctx *op.Context, x []T, xz int16, w []int16, group int, s *convShapes, y []int32) error {
+	cg, mg := s.c/group, s.m/group
+	is, os, ks := s.geom.InSize(), s.geom.OutSize(), s.geom.KernelSize()
+	kdim := cg * ks
+	block := min(os, max(256, (1<<22)/max(mg*kdim, 1)))
+	col := make([]int16, kdim*block)
+	for n := 0; n < s.n; n++ {
+		for g := 0; g < group; g++ {
+			xg := x[(n*s.c+g*cg)*is : (n*s.c+(g+1)*cg)*is]
+			yg := y[(n*s.m+g*mg)*os : (n*s.m+(g+1)*mg)*os]
+			wg := w[g*mg*kdim : (g+1)*mg*kdim]
+			for j := 0; j < os; j += block {
+				if err := ctx.Checkpoint(); err != nil {
+					return err
+				}
+				nb := min(block, os-j)
+				kernels.Im2colQ(xg, xz, cg, s.geom, j, nb, col)
+				kernels.GemmI16(mg, nb, kdim, wg, kdim, col, nb, yg[j:], os)
+			}
+		}
 	}
-	col, err := colSize(ctx, c, s)
-	if err != nil {
-		return nil, nil, err
+	return nil
+}
+
+// quantZeroPoints reads an optional zero-point input of a quantized op:
+// nil (absent) means 0, else it must have the data's dtype (int8 or
+// uint8) and one value, or one per channel when perChannel > 1.
+func quantZeroPoints(t *tensor.Tensor, dt tensor.DType, perChannel int, what string) ([]int16, error) {
+	if dt != tensor.Uint8 && dt != tensor.Int8 {
+		return nil, op.Errorf("integer convolution and matrix product need int8/uint8 inputs, got %s", dt)
 	}
-	acc := make([]float64, tensor.MustSize(s.yShape))
-	if err := convForward(xs, ws, nil, c.group, s, acc, make([]float64, col), ctx.Checkpoint); err != nil {
-		return nil, nil, err
+	if t == nil {
+		return []int16{0}, nil
 	}
-	return acc, s, nil
+	if t.DType() != dt {
+		return nil, op.Errorf("%s is %s, its data %s", what, t.DType(), dt)
+	}
+	if t.Len() != 1 && t.Len() != perChannel {
+		return nil, op.Errorf("%s has %d elements, expected 1 or %d", what, t.Len(), perChannel)
+	}
+	out := make([]int16, t.Len())
+	switch d := t.Data().(type) {
+	case []uint8:
+		kernels.SubZeroPoint(out, d, 0)
+	case []int8:
+		kernels.SubZeroPoint(out, d, 0)
+	}
+	return out, nil
 }
 
 func buildConvInteger(n *op.Node) (any, error) {
@@ -327,14 +378,9 @@ func buildConvInteger(n *op.Node) (any, error) {
 		if len(in) < 2 || in[0] == nil || in[1] == nil {
 			return nil, op.Errorf("ConvInteger needs x and w")
 		}
-		acc, s, err := intConv(ctx, c, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		y, _, err := intConv(ctx, c, in[0], optIn(in, 2), in[1], optIn(in, 3))
 		if err != nil {
 			return nil, err
-		}
-		y := ctx.New(tensor.Int32, s.yShape...)
-		yd := y.I32()
-		for i, v := range acc {
-			yd[i] = int32(v)
 		}
 		return ctx.One(y), nil
 	}), nil
@@ -419,10 +465,11 @@ func buildQLinearConv(n *op.Node) (any, error) {
 		if len(in) < 7 || in[0] == nil || in[3] == nil {
 			return nil, op.Errorf("QLinearConv needs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale")
 		}
-		acc, s, err := intConv(ctx, c, in[0], in[2], in[3], in[5])
+		accT, s, err := intConv(ctx, c, in[0], in[2], in[3], in[5])
 		if err != nil {
 			return nil, err
 		}
+		acc := accT.I32()
 		xs, err := scaleValues(in[1], "x_scale")
 		if err != nil {
 			return nil, err
@@ -459,8 +506,9 @@ func buildQLinearConv(n *op.Node) (any, error) {
 		}
 		y := ctx.New(outDT, s.yShape...)
 		os := s.geom.OutSize()
-		for i, v := range acc {
+		for i, a := range acc {
 			m := (i / os) % s.m
+			v := float64(a)
 			if bias != nil {
 				v += bias[m]
 			}

@@ -471,12 +471,13 @@ func intGemm[T intElem](transA, transB bool, m, n, k int, alpha, beta float32, a
 	naiveMatMul(transA, transB, m, n, k, T(alpha), a, lda, b, ldb, yd, n)
 }
 
-// quantMatMul returns the exact integer product (A - azp)(B - bzp) as
-// float64 accumulators. Zero points may be per-tensor, per-row of A
-// (length M) or per-column of B (length N), as MatMulInteger and
-// QLinearMatMul allow. Every int8/uint8 product and any realistic sum of them
-// is exact in float64, so the float GEMM gives exact integer results.
-func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) ([]float64, *mmPlan, error) {
+// quantMatMul returns the exact integer product (A - azp)(B - bzp) as an
+// int32 tensor (MatMulInteger's output; QLinearMatMul requantizes it).
+// Zero points may be per-tensor, per row of A (length M) or per column of
+// B (length N), as MatMulInteger and QLinearMatMul allow. The operands
+// minus their zero points are int16 (kernels.GemmI16), 2 bytes a value
+// instead of the 16 of the float64 copies this used to make.
+func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) (*tensor.Tensor, *mmPlan, error) {
 	for _, t := range []*tensor.Tensor{a, b} {
 		if t == nil || t.DType() != tensor.Uint8 && t.DType() != tensor.Int8 {
 			return nil, nil, op.Errorf("quantized MatMul needs int8/uint8 A and B")
@@ -486,42 +487,50 @@ func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) ([]float64, *mm
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := ctx.CheckShape(tensor.Double, p.out); err != nil {
-		return nil, nil, err
-	}
-	az, err := zeroPoint(azp, p.m, "a_zero_point")
+	az, err := quantZeroPoints(azp, a.DType(), p.m, "a_zero_point")
 	if err != nil {
 		return nil, nil, err
 	}
-	bz, err := zeroPoint(bzp, p.n, "b_zero_point")
+	bz, err := quantZeroPoints(bzp, b.DType(), p.n, "b_zero_point")
 	if err != nil {
 		return nil, nil, err
 	}
-	af, _ := a.Float64s()
-	bf, _ := b.Float64s()
-	for i := range af {
-		af[i] -= az[(i/p.k)%p.m%len(az)]
+	ai := make([]int16, a.Len())
+	if p.k > 0 {
+		for r := range len(ai) / p.k { // the rows of every batch of A
+			quantRow(ai[r*p.k:(r+1)*p.k], a, r*p.k, az[r%p.m%len(az)])
+		}
 	}
-	for i := range bf {
-		bf[i] -= bz[i%p.n%len(bz)]
+	bi := make([]int16, b.Len())
+	quantRow(bi, b, 0, 0)
+	if len(bz) > 1 || bz[0] != 0 {
+		for i := range bi {
+			bi[i] -= bz[i%p.n%len(bz)]
+		}
 	}
-	y := make([]float64, tensor.MustSize(p.out))
+	y := ctx.New(tensor.Int32, p.out...)
+	yd := y.I32()
 	p.run(func(m, ao, bo, co int) {
-		kernels.Dgemm(false, false, m, p.n, p.k, 1, af[ao:], p.k, bf[bo:], p.n, 0, y[co:], p.n)
+		kernels.GemmI16(m, p.n, p.k, ai[ao:], p.k, bi[bo:], p.n, yd[co:], p.n)
 	})
 	return y, p, nil
 }
 
+// quantRow writes t's values [off, off+len(dst)) minus zp into dst.
+func quantRow(dst []int16, t *tensor.Tensor, off int, zp int16) {
+	switch d := t.Data().(type) {
+	case []uint8:
+		kernels.SubZeroPoint(dst, d[off:off+len(dst)], zp)
+	case []int8:
+		kernels.SubZeroPoint(dst, d[off:off+len(dst)], zp)
+	}
+}
+
 func buildMatMulInteger(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		acc, p, err := quantMatMul(ctx, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		y, _, err := quantMatMul(ctx, in[0], optIn(in, 2), in[1], optIn(in, 3))
 		if err != nil {
 			return nil, err
-		}
-		y := ctx.New(tensor.Int32, p.out...)
-		yd := y.I32()
-		for i, v := range acc {
-			yd[i] = int32(v)
 		}
 		return ctx.One(y), nil
 	}), nil
@@ -532,10 +541,11 @@ func buildQLinearMatMul(n *op.Node) (any, error) {
 		if len(in) < 8 {
 			return nil, op.Errorf("QLinearMatMul needs 8 inputs")
 		}
-		acc, p, err := quantMatMul(ctx, in[0], in[2], in[3], in[5])
+		accT, p, err := quantMatMul(ctx, in[0], in[2], in[3], in[5])
 		if err != nil {
 			return nil, err
 		}
+		acc := accT.I32()
 		as, err := scaleValues(in[1], "a_scale")
 		if err != nil {
 			return nil, err
@@ -563,7 +573,7 @@ func buildQLinearMatMul(n *op.Node) (any, error) {
 		for i, v := range acc {
 			row, col := (i/p.n)%p.m, i%p.n
 			sc := as[row%len(as)] * bs[col%len(bs)] / ys[0]
-			storeQuantized(y, i, v*sc+yz[0], lo, hi)
+			storeQuantized(y, i, float64(v)*sc+yz[0], lo, hi)
 		}
 		return ctx.One(y), nil
 	}), nil

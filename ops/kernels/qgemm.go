@@ -1,0 +1,75 @@
+package kernels
+
+// The exact integer kernels of the quantized ops (ConvInteger,
+// MatMulInteger, QLinearConv, QLinearMatMul). Operands are int16 values
+// with their zero points already subtracted: a uint8 or int8 value minus a
+// zero point of its type lies in [-255, 255], so every product fits in
+// int32 and sums accumulate in int32 as the ONNX spec and onnxruntime do
+// (wrapping on overflow, which takes more than 33,000 terms of the
+// largest products). Unlike the float64 path they replace, they never
+// convert a whole tensor: callers feed blocks, so memory stays bounded
+// whatever the input size.
+
+// Quant is an element type of the quantized ops' integer inputs.
+type Quant interface{ ~int8 | ~uint8 }
+
+// GemmI16 adds A·B to C: C (m×n, row stride ldc) += A (m×k, lda) ·
+// B (k×n, ldb), in int32.
+func GemmI16(m, n, k int, a []int16, lda int, b []int16, ldb int, c []int32, ldc int) {
+	if m <= 0 || n <= 0 || k <= 0 {
+		return
+	}
+	for i := range m {
+		crow := c[i*ldc : i*ldc+n]
+		arow := a[i*lda : i*lda+k]
+		for p, av := range arow {
+			if av == 0 {
+				continue
+			}
+			w := int32(av)
+			brow := b[p*ldb : p*ldb+n]
+			for j, bv := range brow {
+				crow[j] += w * int32(bv)
+			}
+		}
+	}
+}
+
+// SubZeroPoint writes src minus zp into dst (len(src) values).
+func SubZeroPoint[T Quant](dst []int16, src []T, zp int16) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = int16(v) - zp
+	}
+}
+
+// Im2colQ unrolls the output positions [o0, o0+nb) of x (channels × In…,
+// one image's quantized values) into col, a (channels·KernelSize) × nb
+// row-major matrix of values minus zp: row (c, tap) holds, for each of
+// those positions, the input value that tap sees. Padding is 0 after the
+// subtraction, i.e. the padded value is the zero point (the real value 0),
+// as the integer convolutions define it.
+func Im2colQ[T Quant](x []T, zp int16, channels int, g *ConvGeom, o0, nb int, col []int16) {
+	nd := len(g.In)
+	ks, is := g.KernelSize(), g.InSize()
+	kidx := make([]int, nd)
+	start := make([]int, nd)
+	oidx := make([]int, nd)
+	unravel(o0, g.Out, start)
+	for c := 0; c < channels; c++ {
+		xc := x[c*is : (c+1)*is]
+		for t := 0; t < ks; t++ {
+			unravel(t, g.Kernel, kidx)
+			row := col[(c*ks+t)*nb : (c*ks+t+1)*nb]
+			copy(oidx, start)
+			for o := range row {
+				if off, ok := g.inputOffset(oidx, kidx); ok {
+					row[o] = int16(xc[off]) - zp
+				} else {
+					row[o] = 0
+				}
+				increment(oidx, g.Out)
+			}
+		}
+	}
+}
