@@ -19,6 +19,7 @@ import (
 
 	_ "github.com/gort-dev/gort/ops" // the operator set, for TestOpFiles
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 )
 
 // TestLayout holds the Layout section of README.md to the source tree: its
@@ -282,15 +283,19 @@ func packagesIn(t *testing.T, cell string) []string {
 	return out
 }
 
-// TestOpFiles holds ops/doc.go's rule to the source: every version of an
-// op is registered in one file (a file may register several ops). It reads
-// the registrations the operator packages write: op.Register and
-// op.Default.Register with the op's name as a string literal, a local
-// helper named reg called with one, and a for loop over a literal list or
-// map of names whose body registers; it fails if the registry holds an op
-// registered in another form.
+// TestOpFiles holds ops/doc.go's rules to the source: every version of an
+// op is registered in one file (a file may register several ops), and the
+// op's shape rule (shapes.Register), subgraph typing (shapes.RegisterBody)
+// and constant-folding exception (shapes.NoFold) are bound in that same
+// file. It reads the registrations the operator packages write:
+// op.Register, op.Default.Register and the shapes functions with the op's
+// name as a string literal, a local helper named reg called with one, and
+// a for loop over a literal list or map of names whose body registers; it
+// fails if the registry holds an op, or a shape rule, registered in
+// another form.
 func TestOpFiles(t *testing.T) {
-	files := map[string]map[string]bool{} // domain/op → files
+	files := map[string]map[string]bool{}      // domain/op → files
+	shapeFiles := map[string]map[string]bool{} // domain/op → files binding its shape rules
 	fset := token.NewFileSet()
 	err := filepath.WalkDir("ops", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
@@ -300,37 +305,60 @@ func TestOpFiles(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		add := func(domain string, name ast.Expr) {
+		add := func(to map[string]map[string]bool, domain string, name ast.Expr) {
 			lit, ok := name.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
 				return
 			}
 			v, _ := strconv.Unquote(lit.Value)
 			k := domain + "/" + v
-			if files[k] == nil {
-				files[k] = map[string]bool{}
+			if to[k] == nil {
+				to[k] = map[string]bool{}
 			}
-			files[k][filepath.ToSlash(p)] = true
+			to[k][filepath.ToSlash(p)] = true
 		}
+		// a local reg helper registers an op, and its shape rule when its body binds one
+		regShapes := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 && types.ExprString(a.Lhs[0]) == "reg" {
+				if fl, ok := a.Rhs[0].(*ast.FuncLit); ok {
+					regShapes = registers(fl.Body, shapesRegister)
+				}
+			}
+			return true
+		})
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
 				switch fn := types.ExprString(n.Fun); {
-				case (fn == "op.Register" || fn == "reg") && len(n.Args) > 0:
-					add(`""`, n.Args[0])
+				case fn == "reg" && len(n.Args) > 0:
+					add(files, `""`, n.Args[0])
+					if regShapes {
+						add(shapeFiles, `""`, n.Args[0])
+					}
+				case fn == "op.Register" && len(n.Args) > 0:
+					add(files, `""`, n.Args[0])
 				case fn == "op.Default.Register" && len(n.Args) > 1:
-					add(types.ExprString(n.Args[0]), n.Args[1])
+					add(files, types.ExprString(n.Args[0]), n.Args[1])
+				case shapesRegister[fn] && len(n.Args) > 1:
+					add(shapeFiles, types.ExprString(n.Args[0]), n.Args[1])
 				}
 			case *ast.RangeStmt:
 				list, ok := n.X.(*ast.CompositeLit)
-				if !ok || !registers(n.Body) {
+				if !ok {
 					return true
 				}
+				ops, rules := registers(n.Body, opRegister), registers(n.Body, shapesRegister)
 				for _, e := range list.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
 						e = kv.Key
 					}
-					add(`""`, e)
+					if ops {
+						add(files, `""`, e)
+					}
+					if rules {
+						add(shapeFiles, `""`, e)
+					}
 				}
 			}
 			return true
@@ -356,18 +384,81 @@ func TestOpFiles(t *testing.T) {
 			t.Errorf("%s is registered in several files: %s", k, strings.Join(sortedKeys(files[k]), ", "))
 		}
 	}
+	readRule := map[string]bool{}
+	for _, k := range sortedKeys(shapeFiles) {
+		readRule[k[strings.LastIndex(k, "/")+1:]] = true
+		if !slices.Equal(sortedKeys(shapeFiles[k]), sortedKeys(files[k])) {
+			t.Errorf("%s: its shape rules are bound in %s, the op is registered in %s", k,
+				strings.Join(sortedKeys(shapeFiles[k]), ", "), strings.Join(sortedKeys(files[k]), ", "))
+		}
+	}
+	rules := 0
+	for _, d := range op.Default.Domains() {
+		for _, name := range op.Default.Ops(d) {
+			if shapes.Lookup(d, name) == nil {
+				continue
+			}
+			rules++
+			if !readRule[name] {
+				t.Errorf("the shape rule of %s (domain %q) is registered in a form this test does not read", name, d)
+			}
+		}
+	}
+	if rules < 150 {
+		t.Errorf("only %d ops have a shape rule; the ops register them with shapes.Register", rules)
+	}
 }
 
-// registers reports whether a block calls op.Register.
-func registers(b *ast.BlockStmt) bool {
+var (
+	opRegister     = map[string]bool{"op.Register": true}
+	shapesRegister = map[string]bool{"shapes.Register": true, "shapes.RegisterBody": true, "shapes.NoFold": true}
+)
+
+// registers reports whether a block calls one of fns.
+func registers(b *ast.BlockStmt, fns map[string]bool) bool {
 	found := false
 	ast.Inspect(b, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && types.ExprString(c.Fun) == "op.Register" {
+		if c, ok := n.(*ast.CallExpr); ok && fns[types.ExprString(c.Fun)] {
 			found = true
 		}
 		return !found
 	})
 	return found
+}
+
+// TestShapesHoldNoOpNames: runtime/shapes is the inference engine and a
+// library of shape algebra; what each op does is said in the op's own file
+// (TestOpFiles), so the package's source names no op: no string literal in
+// it equals the name of a registered op.
+func TestShapesHoldNoOpNames(t *testing.T) {
+	names := map[string]bool{}
+	for _, d := range op.Default.Domains() {
+		for _, name := range op.Default.Ops(d) {
+			names[name] = true
+		}
+	}
+	paths, err := filepath.Glob("runtime/shapes/*.go")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("runtime/shapes: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, _ := strconv.Unquote(lit.Value); names[v] {
+					t.Errorf("%s: the op name %s; bind what the op does in its own file under ops/", fset.Position(lit.Pos()), lit.Value)
+				}
+			}
+			return true
+		})
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -5,8 +5,14 @@
 // op is registered in one file, so its differences between versions are read
 // in one place; a file may register several related ops that share their
 // code (ops/elementwise/activation.go registers 15 activations, binops.go the
-// logical, bitwise and comparison ops). TestOpFiles in the module root's
-// layout_test.go checks the rule.
+// logical, bitwise and comparison ops). The same init binds the op's shape
+// rule (shapes.Register; shapes.RegisterBody for the subgraph inputs of
+// Loop and Scan, shapes.NoFold for the random ops inference must not
+// compute ahead): a rule only one op uses is an unexported infer function
+// beside the op's builder, rules several ops share (SameAsInput0,
+// BroadcastAll, MatMul, Conv, Pool, Reduce, …) come from runtime/shapes,
+// which is the inference engine and names no op. TestOpFiles in the
+// module root's layout_test.go checks both rules.
 //
 // Importing this package registers them all. The runtime does not import
 // it: programs do, directly or through the module root package gort

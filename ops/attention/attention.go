@@ -3,7 +3,9 @@ package attention
 import (
 	"math"
 
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -12,7 +14,10 @@ import (
 // 25 adds left_window_size/right_window_size. The errata of all three
 // (bottom-right causal alignment, zero rows for fully masked queries, mode-3
 // qk output at T1 precision) are implemented for every version.
-func init() { op.Register("Attention", []int{23, 24, 25}, buildAttention) }
+func init() {
+	op.Register("Attention", []int{23, 24, 25}, buildAttention)
+	shapes.Register("", "Attention", inferAttention)
+}
 
 type attnParams struct {
 	version         int
@@ -436,5 +441,44 @@ func concatKV[E real](dst []E, past, cur *tensor.Tensor, cl layout, batch, heads
 				copy(dst[base+(plen+s)*d:base+(plen+s+1)*d], cd[o:o+d])
 			}
 		}
+	}
+}
+
+// attentionRule (opset 23+): Y follows Q with V's head size; 3-D inputs
+// pack heads into the hidden size.
+func inferAttention(c *shapes.Ctx) {
+	q, k, v := c.Shape(0), c.Shape(1), c.Shape(2)
+	if q == nil || v == nil {
+		for i := range c.NumOut() {
+			c.Set(i, nil, "")
+		}
+		return
+	}
+	switch {
+	case len(q) == 4 && len(v) == 4:
+		c.Set(0, []graph.Dim{q[0], q[1], q[2], v[3]}, "")
+	case len(q) == 3 && len(v) == 3:
+		qh, kvh := c.AttrInt("q_num_heads", 0), c.AttrInt("kv_num_heads", 0)
+		if qh > 0 && kvh > 0 {
+			c.Set(0, []graph.Dim{q[0], q[1], shapes.DimMul(shapes.DimDiv(v[2], shapes.Known(kvh)), shapes.Known(qh))}, "")
+		} else {
+			c.Set(0, []graph.Dim{q[0], q[1], shapes.Unknown()}, "")
+		}
+	default:
+		c.Set(0, nil, "")
+	}
+	// present_key / present_value: past length + current length, when both are 4-D.
+	if c.NumOut() > 2 && k != nil && len(k) == 4 && len(v) == 4 {
+		pk, pv := c.Shape(4), c.Shape(5)
+		if pk != nil && pv != nil && len(pk) == 4 && len(pv) == 4 {
+			c.Set(1, []graph.Dim{k[0], k[1], shapes.DimAdd(pk[2], k[2]), k[3]}, "")
+			c.Set(2, []graph.Dim{v[0], v[1], shapes.DimAdd(pv[2], v[2]), v[3]}, "")
+		} else if !c.Has(4) {
+			c.Set(1, k, "")
+			c.Set(2, v, "")
+		}
+	}
+	for i := 3; i < c.NumOut(); i++ {
+		c.Set(i, nil, "the attention-score output is not inferred")
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // RotaryEmbedding-23 rotates the first rotary_embedding_dim features of each
 // head by position-dependent angles, given as cos/sin caches that are either
 // indexed by position_ids or already laid out per (batch, position).
-func init() { op.Register("RotaryEmbedding", []int{23}, buildRotary) }
+func init() {
+	op.Register("RotaryEmbedding", []int{23}, buildRotary)
+	shapes.Register("", "RotaryEmbedding", shapes.SameAsInput0)
+}
 
 func buildRotary(n *op.Node) (any, error) {
 	a := &op.Attribs{N: n}

@@ -1,14 +1,19 @@
 package control
 
 import (
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // If's versions differ only in the value types they allow (sequences from 13,
 // optionals from 16, new element types later); values pass through untouched,
 // so one kernel serves all of them.
-func init() { op.Register("If", []int{1, 11, 13, 16, 19, 21, 23, 24, 25}, buildIf) }
+func init() {
+	op.Register("If", []int{1, 11, 13, 16, 19, 21, 23, 24, 25}, buildIf)
+	shapes.Register("", "If", inferIf)
+}
 
 func buildIf(n *op.Node) (any, error) {
 	thenG, elseG := n.Graph("then_branch"), n.Graph("else_branch")
@@ -42,4 +47,20 @@ func buildIf(n *op.Node) (any, error) {
 		}
 		return outs[:nOut], nil
 	}), nil
+}
+
+// inferIf: each output is what the two branches agree on.
+func inferIf(c *shapes.Ctx) {
+	for i := range c.NumOut() {
+		t, e := c.Body("then_branch", i), c.Body("else_branch", i)
+		if t == nil || e == nil {
+			continue
+		}
+		if i < c.NumOut() && c.Out(i) != nil && c.Out(i).Type.Kind == graph.KindUnknown {
+			c.Out(i).Type = graph.Type{Kind: t.Type.Kind, Elem: t.Type.Elem, Inner: t.Type.Inner}
+		}
+		if t.Type.Kind == graph.KindTensor {
+			c.Set(i, shapes.Merge(t.Type.Shape, e.Type.Shape), "the branches' shapes differ in rank or are unknown")
+		}
+	}
 }

@@ -3,7 +3,9 @@ package control
 import (
 	"slices"
 
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -11,7 +13,11 @@ import (
 // have (sequences from 13, optionals from 16, new element types later) and in
 // Loop-1 requiring at least one loop-carried value; the iteration semantics
 // are the same, so one kernel serves all of them.
-func init() { op.Register("Loop", []int{1, 11, 13, 16, 19, 21, 23, 24, 25}, buildLoop) }
+func init() {
+	op.Register("Loop", []int{1, 11, 13, 16, 19, 21, 23, 24, 25}, buildLoop)
+	shapes.Register("", "Loop", inferLoop)
+	shapes.RegisterBody("", "Loop", loopBody)
+}
 
 func buildLoop(n *op.Node) (any, error) {
 	body := n.Graph("body")
@@ -125,4 +131,64 @@ func (l *loop) run(ctx *op.Context, in []tensor.Value) ([]tensor.Value, error) {
 		res[l.nState+k] = t
 	}
 	return res, nil
+}
+
+// loopBody types the body's inputs: the iteration number (int64 scalar),
+// the condition (bool scalar), then the loop-carried values as given.
+func loopBody(c *shapes.Ctx, attr string, n int) []graph.Type {
+	if attr != "body" {
+		return nil
+	}
+	scalar := func(dt tensor.DType) graph.Type {
+		return graph.Type{Kind: graph.KindTensor, Elem: dt, Shape: []graph.Dim{}}
+	}
+	ts := make([]graph.Type, n)
+	for i := range ts {
+		switch i {
+		case 0:
+			ts[i] = scalar(tensor.Int64)
+		case 1:
+			ts[i] = scalar(tensor.Bool)
+		default:
+			if x := c.Input(i); x != nil {
+				ts[i] = x.Type
+			}
+		}
+	}
+	return ts
+}
+
+// inferLoop: loop-carried outputs are what the initial values and the
+// body agree on; scan outputs stack the body's per-iteration values.
+func inferLoop(c *shapes.Ctx) {
+	nCarried := c.NumIn() - 2
+	iters := shapes.Unknown()
+	if m, ok := c.Ints(0); ok && len(m) == 1 && !c.Has(1) {
+		iters = shapes.Known(m[0])
+	}
+	for i := range c.NumOut() {
+		b := c.Body("body", i+1)
+		if b == nil {
+			continue
+		}
+		if c.Out(i) != nil && c.Out(i).Type.Kind == graph.KindUnknown {
+			c.Out(i).Type = graph.Type{Kind: b.Type.Kind, Elem: b.Type.Elem, Inner: b.Type.Inner}
+		}
+		if b.Type.Kind != graph.KindTensor {
+			continue
+		}
+		if i < nCarried {
+			// A carried value may change shape between iterations: keep
+			// what the initial value and the body's result agree on.
+			var init []graph.Dim
+			if x := c.Input(i + 2); x != nil {
+				init = x.Type.Shape
+			}
+			c.Set(i, shapes.Merge(init, b.Type.Shape), "the loop-carried value changes rank")
+			continue
+		}
+		if b.Type.Shape != nil {
+			c.Set(i, append([]graph.Dim{iters}, b.Type.Shape...), "")
+		}
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -12,7 +14,11 @@ import (
 // sequence_lens input; Scan-9 dropped batching for per-input and per-output
 // axes and directions; Scan-11 allows negative axes (accepted here for 9 too,
 // where they were simply undefined); later versions only add element types.
-func init() { op.Register("Scan", []int{8, 9, 11, 16, 19, 21, 23, 24, 25}, buildScan) }
+func init() {
+	op.Register("Scan", []int{8, 9, 11, 16, 19, 21, 23, 24, 25}, buildScan)
+	shapes.Register("", "Scan", inferScan)
+	shapes.RegisterBody("", "Scan", scanBody)
+}
 
 type scan struct {
 	n      *op.Node
@@ -344,4 +350,93 @@ func (s *scan) padded8(ctx *op.Context, k int, perBatch [][]*tensor.Tensor, maxL
 		}
 	}
 	return out, nil
+}
+
+// scanBody types the body's inputs (Scan-9 on): the states as given, each
+// scan input without its scan axis.
+func scanBody(c *shapes.Ctx, attr string, n int) []graph.Type {
+	if attr != "body" || c.Version() < 9 {
+		return nil
+	}
+	nScan := int(c.AttrInt("num_scan_inputs", 0))
+	nState := c.NumIn() - nScan
+	axes, _ := c.AttrInts("scan_input_axes")
+	ts := make([]graph.Type, min(n, c.NumIn()))
+	for i := range ts {
+		x := c.Input(i)
+		if x == nil {
+			continue
+		}
+		t := x.Type
+		if i >= nState && t.Shape != nil {
+			ax := int64(0)
+			if k := i - nState; k < len(axes) {
+				ax = axes[k]
+			}
+			if ax < 0 {
+				ax += int64(len(t.Shape))
+			}
+			if ax < 0 || ax >= int64(len(t.Shape)) {
+				continue
+			}
+			t.Shape = append(append([]graph.Dim(nil), t.Shape[:ax]...), t.Shape[ax+1:]...)
+		}
+		ts[i] = t
+	}
+	return ts
+}
+
+// inferScan: the final states as the body gives them; each scan output
+// stacks the body's values along its scan_output_axes axis.
+func inferScan(c *shapes.Ctx) {
+	if c.Version() < 9 {
+		return
+	}
+	nScan := int(c.AttrInt("num_scan_inputs", 0))
+	nState := c.NumIn() - nScan
+	seq := shapes.Unknown()
+	if nScan > 0 {
+		if x := c.Shape(nState); x != nil {
+			ax := int64(0)
+			if axes, ok := c.AttrInts("scan_input_axes"); ok && len(axes) > 0 {
+				ax = axes[0]
+			}
+			if ax < 0 {
+				ax += int64(len(x))
+			}
+			if ax >= 0 && ax < int64(len(x)) {
+				seq = x[ax]
+			}
+		}
+	}
+	outAxes, _ := c.AttrInts("scan_output_axes")
+	for i := range c.NumOut() {
+		b := c.Body("body", i)
+		if b == nil || b.Type.Kind != graph.KindTensor {
+			continue
+		}
+		if c.Out(i) != nil && c.Out(i).Type.Kind == graph.KindUnknown {
+			c.Out(i).Type = graph.Type{Kind: b.Type.Kind, Elem: b.Type.Elem}
+		}
+		if i < nState {
+			c.Set(i, b.Type.Shape, "")
+			continue
+		}
+		if b.Type.Shape == nil {
+			continue
+		}
+		ax := int64(0)
+		if k := i - nState; k < len(outAxes) {
+			ax = outAxes[k]
+		}
+		r := int64(len(b.Type.Shape)) + 1
+		if ax < 0 {
+			ax += r
+		}
+		if ax < 0 || ax >= r {
+			continue
+		}
+		s := append(append(append([]graph.Dim(nil), b.Type.Shape[:ax]...), seq), b.Type.Shape[ax:]...)
+		c.Set(i, s, "")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -16,9 +17,13 @@ import (
 
 func init() {
 	op.Register("Relu", []int{1, 6, 13, 14}, buildRelu)
+	shapes.Register("", "Relu", shapes.SameAsInput0)
 	op.Register("LeakyRelu", []int{1, 6, 16}, buildLeakyRelu)
+	shapes.Register("", "LeakyRelu", shapes.SameAsInput0)
 	op.Register("Sigmoid", []int{1, 6, 13}, tableBuilder("Sigmoid", kernels.ActSigmoid))
+	shapes.Register("", "Sigmoid", shapes.SameAsInput0)
 	op.Register("Tanh", []int{1, 6, 13}, tableBuilder("Tanh", kernels.ActTanh))
+	shapes.Register("", "Tanh", shapes.SameAsInput0)
 	op.Register("Elu", []int{1, 6, 22}, withAlpha("Elu", 1, func(al float64) floatFn {
 		return lift(func(x float64) float64 {
 			if x < 0 {
@@ -27,6 +32,7 @@ func init() {
 			return x
 		})
 	}))
+	shapes.Register("", "Elu", shapes.SameAsInput0)
 	op.Register("Selu", []int{1, 6, 22}, func(n *op.Node) (any, error) {
 		a := &op.Attribs{N: n}
 		// Selu-1's defaults are the rounded 1.6732 and 1.0507; Selu-6 gave
@@ -44,30 +50,38 @@ func init() {
 			return g * x
 		}), nil), a.Err
 	})
+	shapes.Register("", "Selu", shapes.SameAsInput0)
 	op.Register("Celu", []int{12, 28}, withAlpha("Celu", 1, func(al float64) floatFn {
 		return lift(func(x float64) float64 {
 			return math.Max(0, x) + math.Min(0, al*math.Expm1(x/al))
 		})
 	}))
+	shapes.Register("", "Celu", shapes.SameAsInput0)
 	op.Register("HardSigmoid", []int{1, 6, 22}, func(n *op.Node) (any, error) {
 		a := &op.Attribs{N: n}
 		al, be := a.Float("alpha", 0.2), a.Float("beta", 0.5)
 		return tableKernel("HardSigmoid", kernels.ActHardSigmoid, al, be), a.Err
 	})
+	shapes.Register("", "HardSigmoid", shapes.SameAsInput0)
 	op.Register("HardSwish", []int{14, 22}, tableBuilder("HardSwish", kernels.ActHardSwish))
+	shapes.Register("", "HardSwish", shapes.SameAsInput0)
 	op.Register("Softplus", []int{1, 22}, func(n *op.Node) (any, error) {
 		return floatKernel("Softplus", lift(softplus), nil), nil
 	})
+	shapes.Register("", "Softplus", shapes.SameAsInput0)
 	op.Register("Softsign", []int{1, 22}, func(n *op.Node) (any, error) {
 		return floatKernel("Softsign", floatFn{
 			func(x float32) float32 { return x / (1 + math32.Abs(x)) },
 			func(x float64) float64 { return x / (1 + math.Abs(x)) },
 		}, nil), nil
 	})
+	shapes.Register("", "Softsign", shapes.SameAsInput0)
 	op.Register("Mish", []int{18, 22}, func(n *op.Node) (any, error) {
 		return floatKernel("Mish", lift(func(x float64) float64 { return x * math.Tanh(softplus(x)) }), nil), nil
 	})
+	shapes.Register("", "Mish", shapes.SameAsInput0)
 	op.Register("Gelu", []int{20}, buildGelu)
+	shapes.Register("", "Gelu", shapes.SameAsInput0)
 	op.Register("ThresholdedRelu", []int{10, 22}, withAlpha("ThresholdedRelu", 1, func(al float64) floatFn {
 		return lift(func(x float64) float64 {
 			if x > al {
@@ -76,9 +90,11 @@ func init() {
 			return 0
 		})
 	}))
+	shapes.Register("", "ThresholdedRelu", shapes.SameAsInput0)
 	op.Register("Swish", []int{24}, withAlpha("Swish", 1, func(al float64) floatFn {
 		return lift(func(x float64) float64 { return x * kernels.ActSigmoid.F64(al*x, 0, 0) })
 	}))
+	shapes.Register("", "Swish", shapes.SameAsInput0)
 }
 
 // lift makes a float64 formula serve float32 too. The transcendental

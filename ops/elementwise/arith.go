@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -25,9 +27,23 @@ const (
 	opMin
 )
 
+// symArith is k on symbolic dims, for the shape computations inference follows.
+func symArith(k arithOp) func(x, y graph.Dim) graph.Dim {
+	switch k {
+	case opAdd:
+		return shapes.DimAdd
+	case opSub:
+		return shapes.DimSub
+	case opMul:
+		return shapes.DimMul
+	}
+	return shapes.DimDiv
+}
+
 func init() {
 	for name, k := range map[string]arithOp{"Add": opAdd, "Sub": opSub, "Mul": opMul, "Div": opDiv} {
 		k, name := k, name
+		shapes.Register("", name, shapes.BroadcastArith(symArith(k)))
 		op.Register(name, []int{1, 6, 7, 13, 14}, func(n *op.Node) (any, error) {
 			lb, err := newLegacy(n)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -17,22 +18,35 @@ import (
 
 func init() {
 	op.Register("Pow", []int{1, 7, 12, 13, 15}, buildPow)
+	shapes.Register("", "Pow", shapes.BroadcastAll)
 	op.Register("Mod", []int{10, 13}, buildMod)
+	shapes.Register("", "Mod", shapes.BroadcastAll)
 	op.Register("PRelu", []int{1, 6, 7, 9, 16}, buildPRelu)
+	shapes.Register("", "PRelu", shapes.BroadcastAll)
 	op.Register("BitShift", []int{11}, buildBitShift)
+	shapes.Register("", "BitShift", shapes.BroadcastAll)
 	for _, name := range []string{"And", "Or", "Xor"} {
 		op.Register(name, []int{1, 7}, buildLogic(name))
+		shapes.Register("", name, shapes.BroadcastAll)
 	}
 	op.Register("Not", []int{1}, buildNot)
+	shapes.Register("", "Not", shapes.SameAsInput0)
 	for _, name := range []string{"BitwiseAnd", "BitwiseOr", "BitwiseXor"} {
 		op.Register(name, []int{18}, buildBitwise(name))
+		shapes.Register("", name, shapes.BroadcastAll)
 	}
 	op.Register("BitwiseNot", []int{18}, buildBitwiseNot)
+	shapes.Register("", "BitwiseNot", shapes.SameAsInput0)
 	op.Register("Equal", []int{1, 7, 11, 13, 19}, buildCompare("Equal"))
+	shapes.Register("", "Equal", shapes.BroadcastAll)
 	op.Register("Less", []int{1, 7, 9, 13}, buildCompare("Less"))
+	shapes.Register("", "Less", shapes.BroadcastAll)
 	op.Register("Greater", []int{1, 7, 9, 13}, buildCompare("Greater"))
+	shapes.Register("", "Greater", shapes.BroadcastAll)
 	op.Register("LessOrEqual", []int{12, 16}, buildCompare("LessOrEqual"))
+	shapes.Register("", "LessOrEqual", shapes.BroadcastAll)
 	op.Register("GreaterOrEqual", []int{12, 16}, buildCompare("GreaterOrEqual"))
+	shapes.Register("", "GreaterOrEqual", shapes.BroadcastAll)
 }
 
 // binary is the common prologue: two present inputs, legacy broadcasting

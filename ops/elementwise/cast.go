@@ -9,6 +9,7 @@ import (
 	"github.com/gort-dev/gort/ops/opsutil/minifloat"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -23,7 +24,9 @@ import (
 
 func init() {
 	op.Register("Cast", []int{1, 6, 9, 13, 19, 21, 23, 24, 25}, buildCast)
+	shapes.Register("", "Cast", inferCast)
 	op.Register("CastLike", []int{15, 19, 21, 23, 24, 25}, buildCastLike)
+	shapes.Register("", "CastLike", inferCastLike)
 }
 
 type castOpts struct {
@@ -481,4 +484,18 @@ func pyLayout(s string) string {
 		ip, fp = "0", strings.Repeat("0", -exp-1)+digits
 	}
 	return sign + ip + "." + fp
+}
+
+// inferCast: input 0's shape and symbolic elements, of element type "to".
+func inferCast(c *shapes.Ctx) {
+	c.SetElem(0, tensor.DType(c.AttrInt("to", 0)))
+	shapes.Pass(c)
+}
+
+// inferCastLike: input 0's shape and symbolic elements, of input 1's element type.
+func inferCastLike(c *shapes.Ctx) {
+	if t := c.Input(1); t != nil {
+		c.SetElem(0, t.Type.Elem)
+	}
+	shapes.Pass(c)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -15,7 +16,10 @@ import (
 // min(max(x, lo), hi) like numpy.clip, so lo > hi yields hi everywhere, and
 // NaN inputs stay NaN.
 
-func init() { op.Register("Clip", []int{1, 6, 11, 12, 13}, buildClip) }
+func init() {
+	op.Register("Clip", []int{1, 6, 11, 12, 13}, buildClip)
+	shapes.Register("", "Clip", shapes.SameAsInput0)
+}
 
 func buildClip(n *op.Node) (any, error) {
 	if n.Version < 11 {

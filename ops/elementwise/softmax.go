@@ -6,6 +6,7 @@ import (
 	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -35,6 +36,7 @@ const (
 func init() {
 	for name, k := range map[string]smKind{"Softmax": smSoftmax, "LogSoftmax": smLog, "Hardmax": smHard} {
 		name, k := name, k
+		shapes.Register("", name, shapes.SameAsInput0)
 		op.Register(name, []int{1, 11, 13}, func(n *op.Node) (any, error) {
 			def := int64(1)
 			if n.Version >= 13 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -21,6 +22,7 @@ type floatFn struct {
 func init() {
 	reg := func(name string, versions []int, f floatFn) {
 		op.Register(name, versions, func(n *op.Node) (any, error) { return floatKernel(name, f, nil), nil })
+		shapes.Register("", name, shapes.SameAsInput0)
 	}
 	reg("Exp", []int{1, 6, 13}, floatFn{math32.Exp, math.Exp})
 	reg("Log", []int{1, 6, 13}, floatFn{math32.Log, math.Log})
@@ -45,18 +47,24 @@ func init() {
 	op.Register("Erf", []int{9, 13}, func(n *op.Node) (any, error) {
 		return floatKernelVec("Erf", floatFn{erf32, math.Erf}, erfF32, intErf), nil
 	})
+	shapes.Register("", "Erf", shapes.SameAsInput0)
 
 	op.Register("Abs", []int{1, 6, 13}, func(n *op.Node) (any, error) {
 		return floatKernel("Abs", floatFn{math32.Abs, math.Abs}, intAbs), nil
 	})
+	shapes.Register("", "Abs", shapes.SameAsInput0)
 	op.Register("Neg", []int{1, 6, 13}, func(n *op.Node) (any, error) {
 		return floatKernel("Neg", floatFn{func(x float32) float32 { return -x }, func(x float64) float64 { return -x }}, intNeg), nil
 	})
+	shapes.Register("", "Neg", shapes.SameAsInput0)
 	op.Register("Sign", []int{9, 13}, func(n *op.Node) (any, error) {
 		return floatKernel("Sign", floatFn{sign[float32], sign[float64]}, intSign), nil
 	})
+	shapes.Register("", "Sign", shapes.SameAsInput0)
 	op.Register("IsNaN", []int{9, 13, 20}, buildIsNaN)
+	shapes.Register("", "IsNaN", shapes.SameAsInput0)
 	op.Register("IsInf", []int{10, 20}, buildIsInf)
+	shapes.Register("", "IsInf", shapes.SameAsInput0)
 }
 
 // intKernel computes an integer-typed unary op into out (same dtype as x);

@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -12,9 +13,13 @@ import (
 
 func init() {
 	op.Register("Max", []int{1, 6, 8, 12, 13}, variadic("Max", opMax, false))
+	shapes.Register("", "Max", shapes.BroadcastAll)
 	op.Register("Min", []int{1, 6, 8, 12, 13}, variadic("Min", opMin, false))
+	shapes.Register("", "Min", shapes.BroadcastAll)
 	op.Register("Sum", []int{1, 6, 8, 13}, variadic("Sum", opAdd, false))
+	shapes.Register("", "Sum", shapes.BroadcastAll)
 	op.Register("Mean", []int{1, 6, 8, 13}, variadic("Mean", opAdd, true))
+	shapes.Register("", "Mean", shapes.BroadcastAll)
 }
 
 // variadic returns the builder of the variadic op name (k folds the inputs; mean divides by their count).

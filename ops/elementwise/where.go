@@ -3,6 +3,7 @@ package elementwise
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -10,7 +11,10 @@ import (
 // allowed (strings and bools too), so the kernel is generic over the storage
 // element (its width, for plain bits) rather than tensor.Number.
 
-func init() { op.Register("Where", []int{9, 16}, buildWhere) }
+func init() {
+	op.Register("Where", []int{9, 16}, buildWhere)
+	shapes.Register("", "Where", shapes.BroadcastAll)
+}
 
 func buildWhere(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {

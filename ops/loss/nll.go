@@ -2,12 +2,16 @@ package loss
 
 import (
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // NegativeLogLikelihoodLoss versions differ only in the float types allowed
 // (13 adds bfloat16, 22 restates it), so one kernel serves all three.
-func init() { op.Register("NegativeLogLikelihoodLoss", []int{12, 13, 22}, buildNLL) }
+func init() {
+	op.Register("NegativeLogLikelihoodLoss", []int{12, 13, 22}, buildNLL)
+	shapes.Register("", "NegativeLogLikelihoodLoss", shapes.Loss)
+}
 
 // lossAttrs are the attributes both loss operators share.
 type lossAttrs struct {

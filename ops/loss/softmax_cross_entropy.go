@@ -4,12 +4,16 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // SoftmaxCrossEntropyLoss is log-softmax over the class axis (axis 1)
 // followed by NegativeLogLikelihoodLoss; 13 only adds bfloat16.
-func init() { op.Register("SoftmaxCrossEntropyLoss", []int{12, 13}, buildSCE) }
+func init() {
+	op.Register("SoftmaxCrossEntropyLoss", []int{12, 13}, buildSCE)
+	shapes.Register("", "SoftmaxCrossEntropyLoss", shapes.Loss)
+}
 
 func buildSCE(n *op.Node) (any, error) {
 	la, err := parseLossAttrs(n)

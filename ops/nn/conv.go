@@ -6,6 +6,7 @@ import (
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -14,7 +15,9 @@ import (
 // bfloat16. One implementation serves all three.
 func init() {
 	op.Register("Conv", []int{1, 11, 22}, buildConv)
+	shapes.Register("", "Conv", shapes.Conv)
 	op.Register("ConvInteger", []int{10}, buildConvInteger)
+	shapes.Register("", "ConvInteger", shapes.Conv)
 	op.Register("QLinearConv", []int{10}, buildQLinearConv)
 }
 

@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -13,6 +15,7 @@ import (
 // Attrs.OddPadAtEnd, which the WebGPU kernel reads too).
 func init() {
 	op.Register("ConvTranspose", []int{1, 11, 22}, buildConvTranspose)
+	shapes.Register("", "ConvTranspose", inferConvTranspose)
 }
 
 // convTAttrs are ConvTranspose's attributes (output_padding and
@@ -166,4 +169,47 @@ func convTranspose[T kernels.Float](x, w, b []T, group int, s *convShapes, y []T
 			kernels.Col2im(col, mg, s.geom, yg)
 		}
 	}
+}
+
+func inferConvTranspose(c *shapes.Ctx) {
+	x, w := c.Shape(0), c.Shape(1)
+	if x == nil || w == nil || len(x) < 3 || len(w) != len(x) {
+		c.Set(0, nil, "")
+		return
+	}
+	nsp := len(x) - 2
+	group := c.AttrInt("group", 1)
+	out := []graph.Dim{x[0], shapes.DimMul(w[1], shapes.Known(group))}
+	if os, ok := c.AttrInts("output_shape"); ok && len(os) == nsp {
+		for _, d := range os {
+			out = append(out, shapes.Known(d))
+		}
+		c.Set(0, out, "")
+		return
+	}
+	kernel, _ := c.AttrInts("kernel_shape")
+	if kernel == nil {
+		for _, d := range w[2:] {
+			kernel = append(kernel, d.Value)
+		}
+	}
+	strides := c.AttrIntsOr("strides", nsp, 1)
+	dil := c.AttrIntsOr("dilations", nsp, 1)
+	pads := c.AttrIntsOr("pads", 2*nsp, 0)
+	opad := c.AttrIntsOr("output_padding", nsp, 0)
+	autoPad := c.AttrString("auto_pad", "NOTSET")
+	for i := 0; i < nsp; i++ {
+		d := x[2+i]
+		if !shapes.IsKnown(d) || kernel[i] < 0 {
+			out = append(out, shapes.Unknown())
+			continue
+		}
+		if autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" {
+			out = append(out, shapes.Known(d.Value*strides[i]))
+			continue
+		}
+		o := strides[i]*(d.Value-1) + opad[i] + (kernel[i]-1)*dil[i] + 1 - pads[i] - pads[i+nsp]
+		out = append(out, shapes.Known(o))
+	}
+	c.Set(0, out, "")
 }

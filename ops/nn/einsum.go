@@ -5,8 +5,11 @@ import (
 	"strings"
 
 	"github.com/gort-dev/gort/ops/kernels"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"sort"
 )
 
 // Einsum-12. The equation is parsed once at build time; ranks (and so what
@@ -22,7 +25,10 @@ import (
 // and broadcast alike: a label's stride is the sum of the strides of all its
 // positions (which walks the diagonal), or 0 where the operand broadcasts a
 // size-1 ellipsis dimension.
-func init() { op.Register("Einsum", []int{12}, buildEinsum) }
+func init() {
+	op.Register("Einsum", []int{12}, buildEinsum)
+	shapes.Register("", "Einsum", inferEinsum)
+}
 
 // Label ids: letters in ASCII order ('A'..'Z' = 0..25, 'a'..'z' = 26..51),
 // so sorting ids sorts as the implicit output requires; ellipsis dimension j
@@ -519,4 +525,116 @@ func concat(parts ...[]int) []int {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// einsumRule: each letter names one dim across the operands; "..." stands
+// for broadcast leading dims. Without "->" the output is the ellipsis dims,
+// then the letters used once, in alphabetical order (NumPy's implicit mode).
+func inferEinsum(c *shapes.Ctx) {
+	eq := strings.ReplaceAll(c.AttrString("equation", ""), " ", "")
+	lhs, rhs, explicit := strings.Cut(eq, "->")
+	terms := strings.Split(lhs, ",")
+	if len(terms) != c.NumIn() {
+		c.Set(0, nil, "")
+		return
+	}
+	dims := map[rune]graph.Dim{}
+	count := map[rune]int{}
+	var ell [][]graph.Dim
+	for i, term := range terms {
+		s := c.Shape(i)
+		if s == nil {
+			c.Set(0, nil, "")
+			return
+		}
+		letters := strings.Replace(term, "...", "", 1)
+		if strings.ContainsAny(letters, ".") || !einsumLetters(letters) {
+			c.Problem("EINSUM", "term %q: an equation term is letters with at most one \"...\"", term)
+			return
+		}
+		nl := len([]rune(letters))
+		hasEll := strings.Contains(term, "...")
+		if nl > len(s) || (!hasEll && nl != len(s)) {
+			c.Problem("RANK", "Einsum term %q does not fit input %d of shape %s", term, i, shapes.ShapeString(s))
+			return
+		}
+		// Walk the term, mapping letters and the ellipsis to dims.
+		k := 0
+		for j := 0; j < len(term); {
+			if strings.HasPrefix(term[j:], "...") {
+				n := len(s) - nl
+				ell = append(ell, s[k:k+n])
+				k += n
+				j += 3
+				continue
+			}
+			r := rune(term[j])
+			d := s[k]
+			if old, ok := dims[r]; ok {
+				if shapes.IsKnown(old) && shapes.IsKnown(d) && old.Value != d.Value {
+					c.Problem("EINSUM", "letter %c is %d in one operand and %d in input %d", r, old.Value, d.Value, i)
+					return
+				}
+				if !shapes.IsKnown(old) && shapes.IsKnown(d) {
+					dims[r] = d
+				}
+			} else {
+				dims[r] = d
+			}
+			count[r]++
+			k++
+			j++
+		}
+	}
+	var ellOut []graph.Dim
+	if len(ell) > 0 {
+		b, ok := c.Broadcast(ell...)
+		if !ok {
+			return
+		}
+		ellOut = b
+	}
+	out := []graph.Dim{}
+	if explicit && (strings.Count(rhs, "...") > 1 || !einsumLetters(strings.Replace(rhs, "...", "", 1))) {
+		c.Problem("EINSUM", "output %q: letters with at most one \"...\"", rhs)
+		return
+	}
+	if explicit {
+		for j := 0; j < len(rhs); {
+			if strings.HasPrefix(rhs[j:], "...") {
+				out = append(out, ellOut...)
+				j += 3
+				continue
+			}
+			d, ok := dims[rune(rhs[j])]
+			if !ok {
+				c.Problem("EINSUM", "output letter %c appears in no input", rhs[j])
+				return
+			}
+			out = append(out, d)
+			j++
+		}
+	} else {
+		out = append(out, ellOut...)
+		var once []rune
+		for r, n := range count {
+			if n == 1 {
+				once = append(once, r)
+			}
+		}
+		sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
+		for _, r := range once {
+			out = append(out, dims[r])
+		}
+	}
+	c.Set(0, out, "")
+}
+
+func einsumLetters(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

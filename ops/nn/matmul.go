@@ -6,7 +6,9 @@ import (
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -16,9 +18,13 @@ import (
 // valid older model asked for. Gemm-11 made C optional.
 func init() {
 	op.Register("MatMul", []int{1, 9, 13}, buildMatMul)
+	shapes.Register("", "MatMul", shapes.MatMul)
 	op.Register("Gemm", []int{1, 6, 7, 9, 11, 13}, buildGemm)
+	shapes.Register("", "Gemm", inferGemm)
 	op.Register("MatMulInteger", []int{10}, buildMatMulInteger)
+	shapes.Register("", "MatMulInteger", shapes.MatMul)
 	op.Register("QLinearMatMul", []int{10, 21}, buildQLinearMatMul)
+	shapes.Register("", "QLinearMatMul", shapes.MatMulOf(0, 3))
 }
 
 // mmPlan is a numpy-style batched matmul: batch dims broadcast, 1-D
@@ -577,4 +583,35 @@ func buildQLinearMatMul(n *op.Node) (any, error) {
 		}
 		return ctx.One(y), nil
 	}), nil
+}
+
+func inferGemm(c *shapes.Ctx) {
+	a, b := c.Shape(0), c.Shape(1)
+	if len(a) != 2 || len(b) != 2 {
+		if a != nil && b != nil {
+			c.Problem("RANK", "Gemm needs 2-D A and B, got %s and %s", shapes.ShapeString(a), shapes.ShapeString(b))
+		}
+		c.Set(0, nil, "")
+		return
+	}
+	m, k1 := a[0], a[1]
+	if c.AttrInt("transA", 0) != 0 {
+		m, k1 = a[1], a[0]
+	}
+	k2, n := b[0], b[1]
+	if c.AttrInt("transB", 0) != 0 {
+		k2, n = b[1], b[0]
+	}
+	if shapes.IsKnown(k1) && shapes.IsKnown(k2) && k1.Value != k2.Value {
+		c.Problem("MATMUL", "Gemm inner dimensions differ: %s and %s (transA=%d, transB=%d)", shapes.ShapeString(a), shapes.ShapeString(b), c.AttrInt("transA", 0), c.AttrInt("transB", 0))
+	}
+	out := []graph.Dim{m, n}
+	if c.Has(2) {
+		if cs := c.Shape(2); cs != nil {
+			if _, ok := c.Broadcast(out, cs); !ok {
+				return
+			}
+		}
+	}
+	c.Set(0, out, "")
 }

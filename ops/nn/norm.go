@@ -6,7 +6,9 @@ import (
 
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -15,12 +17,19 @@ import (
 // and long-axis results stable (stash_type only asks for at least float32).
 func init() {
 	op.Register("BatchNormalization", []int{1, 6, 7, 9, 14, 15}, buildBatchNorm)
+	shapes.Register("", "BatchNormalization", inferBatchNorm)
 	op.Register("InstanceNormalization", []int{1, 6, 22}, buildInstanceNorm)
+	shapes.Register("", "InstanceNormalization", shapes.SameAsInput0)
 	op.Register("LayerNormalization", []int{17}, buildLayerNorm)
+	shapes.Register("", "LayerNormalization", inferLayerNorm)
 	op.Register("GroupNormalization", []int{18, 21}, buildGroupNorm)
+	shapes.Register("", "GroupNormalization", shapes.SameAsInput0)
 	op.Register("RMSNormalization", []int{23}, buildRMSNorm)
+	shapes.Register("", "RMSNormalization", shapes.SameAsInput0)
 	op.Register("LRN", []int{1, 13}, buildLRN)
+	shapes.Register("", "LRN", shapes.SameAsInput0)
 	op.Register("MeanVarianceNormalization", []int{9, 13}, buildMVN)
+	shapes.Register("", "MeanVarianceNormalization", shapes.SameAsInput0)
 }
 
 // f64s reads any float tensor as float64 (nil stays nil).
@@ -691,4 +700,31 @@ func buildMVN(n *op.Node) (any, error) {
 		})
 		return ctx.One(y), nil
 	}), nil
+}
+
+// inferBatchNorm: Y has X's shape; the training outputs' (statistics')
+// shapes vary by version and are left unknown.
+func inferBatchNorm(c *shapes.Ctx) {
+	shapes.SameAsInput0(c)
+	for i := 1; i < c.NumOut(); i++ {
+		c.Set(i, nil, "statistics outputs are not inferred")
+	}
+}
+
+func inferLayerNorm(c *shapes.Ctx) {
+	x := c.Shape(0)
+	c.Set(0, x, "")
+	if x == nil {
+		return
+	}
+	axis, ok := c.Axis(c.AttrInt("axis", -1), len(x))
+	if !ok {
+		return
+	}
+	stat := append([]graph.Dim(nil), x...)
+	for i := axis; i < len(stat); i++ {
+		stat[i] = shapes.Known(1)
+	}
+	c.Set(1, stat, "")
+	c.Set(2, stat, "")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/window"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -17,11 +18,17 @@ import (
 // them all is faithful to every version.
 func init() {
 	op.Register("MaxPool", []int{1, 8, 10, 11, 12, 22}, buildPool(poolMax))
+	shapes.Register("", "MaxPool", shapes.Pool)
 	op.Register("AveragePool", []int{1, 7, 10, 11, 19, 22}, buildPool(poolAvg))
+	shapes.Register("", "AveragePool", shapes.Pool)
 	op.Register("LpPool", []int{1, 2, 11, 18, 22}, buildPool(poolLp))
+	shapes.Register("", "LpPool", shapes.Pool)
 	op.Register("GlobalAveragePool", []int{1, 22}, buildGlobalPool(poolAvg))
+	shapes.Register("", "GlobalAveragePool", shapes.GlobalPool)
 	op.Register("GlobalMaxPool", []int{1, 22}, buildGlobalPool(poolMax))
+	shapes.Register("", "GlobalMaxPool", shapes.GlobalPool)
 	op.Register("GlobalLpPool", []int{1, 2, 22}, buildGlobalPool(poolLp))
+	shapes.Register("", "GlobalLpPool", shapes.GlobalPool)
 }
 
 type poolKind int

@@ -7,6 +7,7 @@ import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/ops/opsutil/minifloat"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -30,7 +31,9 @@ import (
 func init() {
 	vs := []int{10, 13, 19, 21, 23, 24, 25}
 	op.Register("QuantizeLinear", vs, buildQuantize)
+	shapes.Register("", "QuantizeLinear", shapes.SameAsInput0)
 	op.Register("DequantizeLinear", vs, buildDequantize)
+	shapes.Register("", "DequantizeLinear", shapes.SameAsInput0)
 }
 
 // quantTypeSince is the first version at which a dtype may be the quantized

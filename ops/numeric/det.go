@@ -4,12 +4,15 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Det", []int{11, 22}, buildDet)
+	shapes.Register("", "Det", inferDet)
 }
 
 // buildDet: determinants of the trailing [M, M] matrices, by LU
@@ -76,4 +79,11 @@ func luDet(a []float64, m int) float64 {
 		}
 	}
 	return det
+}
+
+// inferDet: the batch dims, without the two matrix axes.
+func inferDet(c *shapes.Ctx) {
+	if x := c.Shape(0); len(x) >= 2 {
+		c.Set(0, append(make([]graph.Dim, 0, len(x)-2), x[:len(x)-2]...), "")
+	}
 }

@@ -3,12 +3,15 @@ package numeric
 import (
 	"math"
 
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("DynamicQuantizeLinear", []int{11}, buildDynQuant)
+	shapes.Register("", "DynamicQuantizeLinear", inferDynQuant)
 }
 
 // buildDynQuant quantises float32 to uint8 with a scale and zero point
@@ -50,3 +53,10 @@ func round32(v float32) float32 { return float32(math.RoundToEven(float64(v))) }
 func clampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
 
 func clamp255(v float32) float32 { return clampF(v, 0, 255) }
+
+// inferDynQuant: y has x's shape; the scale and zero point are scalars.
+func inferDynQuant(c *shapes.Ctx) {
+	c.Set(0, c.Shape(0), "")
+	c.Set(1, []graph.Dim{}, "")
+	c.Set(2, []graph.Dim{}, "")
+}

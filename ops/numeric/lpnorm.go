@@ -5,11 +5,13 @@ import (
 
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("LpNormalization", []int{1, 22}, buildLpNorm)
+	shapes.Register("", "LpNormalization", shapes.SameAsInput0)
 }
 
 // buildLpNorm divides each vector along axis by its L1 or L2 norm. A zero

@@ -2,11 +2,13 @@ package numeric
 
 import (
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Shrink", []int{9}, buildShrink)
+	shapes.Register("", "Shrink", shapes.SameAsInput0)
 }
 
 // buildShrink: y = x+bias below -lambd, x-bias above lambd, 0 between (soft

@@ -4,11 +4,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Bernoulli", []int{15, 22}, buildBernoulli)
+	shapes.NoFold("", "Bernoulli", nil)
+	shapes.Register("", "Bernoulli", shapes.SameAsInput0)
 }
 
 // buildBernoulli draws 1 with probability p for each input element p. The

@@ -4,14 +4,21 @@ import (
 	"math/rand/v2"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("RandomUniform", []int{1, 22}, generator(false, uniform))
+	shapes.NoFold("", "RandomUniform", nil)
 	op.Register("RandomNormal", []int{1, 22}, generator(false, normal))
+	shapes.NoFold("", "RandomNormal", nil)
 	op.Register("RandomUniformLike", []int{1, 22}, generator(true, uniform))
+	shapes.NoFold("", "RandomUniformLike", nil)
+	shapes.Register("", "RandomUniformLike", shapes.SameAsInput0)
 	op.Register("RandomNormalLike", []int{1, 22}, generator(true, normal))
+	shapes.NoFold("", "RandomNormalLike", nil)
+	shapes.Register("", "RandomNormalLike", shapes.SameAsInput0)
 }
 
 // A distribution reads its parameters from the node and returns a sampler.

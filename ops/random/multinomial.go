@@ -5,11 +5,13 @@ import (
 	"math/rand/v2"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Multinomial", []int{7, 22}, buildMultinomial)
+	shapes.NoFold("", "Multinomial", nil)
 }
 
 // buildMultinomial draws sample_size class indices per batch row from the

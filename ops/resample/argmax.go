@@ -3,12 +3,15 @@ package resample
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("ArgMax", []int{1, 11, 12, 13}, func(n *op.Node) (any, error) { return buildArg(n, true) })
+	shapes.Register("", "ArgMax", shapes.ArgReduce)
 	op.Register("ArgMin", []int{1, 11, 12, 13}, func(n *op.Node) (any, error) { return buildArg(n, false) })
+	shapes.Register("", "ArgMin", shapes.ArgReduce)
 }
 
 func buildArg(n *op.Node, isMax bool) (any, error) {

@@ -1,13 +1,17 @@
 package resample
 
 import (
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("DepthToSpace", []int{1, 11, 13}, buildDepthToSpace)
+	shapes.Register("", "DepthToSpace", func(c *shapes.Ctx) { inferSpaceDepth(c, false) })
 	op.Register("SpaceToDepth", []int{1, 13}, buildSpaceToDepth)
+	shapes.Register("", "SpaceToDepth", func(c *shapes.Ctx) { inferSpaceDepth(c, true) })
 }
 
 func blocksize(n *op.Node) (int, error) {
@@ -80,4 +84,18 @@ func buildSpaceToDepth(n *op.Node) (any, error) {
 		permute(out, x, []int{N, C, H / b, b, W / b, b}, []int{0, 3, 5, 1, 2, 4})
 		return ctx.One(out), nil
 	}), nil
+}
+
+func inferSpaceDepth(c *shapes.Ctx, toDepth bool) {
+	x := c.Shape(0)
+	b := c.AttrInt("blocksize", 0)
+	if len(x) != 4 || b <= 0 {
+		c.Set(0, nil, "")
+		return
+	}
+	if toDepth {
+		c.Set(0, []graph.Dim{x[0], shapes.DimMul(x[1], shapes.Known(b*b)), shapes.DimDiv(x[2], shapes.Known(b)), shapes.DimDiv(x[3], shapes.Known(b))}, "")
+	} else {
+		c.Set(0, []graph.Dim{x[0], shapes.DimDiv(x[1], shapes.Known(b*b)), shapes.DimMul(x[2], shapes.Known(b)), shapes.DimMul(x[3], shapes.Known(b))}, "")
+	}
 }

@@ -4,12 +4,15 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("GridSample", []int{16, 20, 22}, buildGridSample)
+	shapes.Register("", "GridSample", inferGridSample)
 	op.Register("AffineGrid", []int{20}, buildAffineGrid)
 }
 
@@ -316,4 +319,14 @@ func buildAffineGrid(n *op.Node) (any, error) {
 		storeF64(out, res)
 		return ctx.One(out), nil
 	}), nil
+}
+
+// inferGridSample: N and C of the input, the grid's spatial dims.
+func inferGridSample(c *shapes.Ctx) {
+	x, g := c.Shape(0), c.Shape(1)
+	if x == nil || g == nil || len(g) != len(x) {
+		c.Set(0, nil, "")
+		return
+	}
+	c.Set(0, append([]graph.Dim{x[0], x[1]}, g[1:len(g)-1]...), "")
 }

@@ -4,12 +4,15 @@ import (
 	"math"
 	"sort"
 
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("NonMaxSuppression", []int{10, 11}, buildNMS)
+	shapes.Register("", "NonMaxSuppression", inferNMS)
 }
 
 // Box is one box as two corners, min and max on each axis.
@@ -153,3 +156,6 @@ func buildNMS(n *op.Node) (any, error) {
 		return ctx.One(out), nil
 	}), nil
 }
+
+// inferNMS: [selected, 3], the count known only at run time.
+func inferNMS(c *shapes.Ctx) { c.Set(0, []graph.Dim{shapes.Unknown(), shapes.Known(3)}, "") }

@@ -2,13 +2,16 @@ package resample
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 	"math"
 )
 
 func init() {
 	op.Register("Pad", []int{1, 2, 11, 13, 18, 19, 21, 23, 24, 25}, buildPad)
+	shapes.Register("", "Pad", inferPad)
 	op.Register("CenterCropPad", []int{18}, buildCenterCropPad)
 }
 
@@ -239,4 +242,46 @@ func buildCenterCropPad(n *op.Node) (any, error) {
 		}
 		return padTo(ctx, x, begin, end, PadConstant, nil)
 	}), nil
+}
+
+func inferPad(c *shapes.Ctx) {
+	x := c.Shape(0)
+	if x == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	var pads, axes []int64
+	ok := true
+	if c.Version() < 11 {
+		pads, ok = c.AttrInts("pads")
+	} else {
+		pads, ok = c.Ints(1)
+		if c.Has(3) {
+			a, ok2 := c.Ints(3)
+			ok = ok && ok2
+			axes = a
+		}
+	}
+	if !ok {
+		c.Set(0, shapes.Unknowns(len(x)), "")
+		return
+	}
+	if axes == nil {
+		for i := range x {
+			axes = append(axes, int64(i))
+		}
+	}
+	if len(pads) != 2*len(axes) {
+		c.Problem("PAD", "%d pads for %d axes", len(pads), len(axes))
+		return
+	}
+	out := append([]graph.Dim(nil), x...)
+	for i, a := range axes {
+		ax, ok := c.Axis(a, len(x))
+		if !ok {
+			return
+		}
+		out[ax] = shapes.DimAdd(out[ax], shapes.Known(pads[i]+pads[i+len(axes)]))
+	}
+	c.Set(0, out, "")
 }

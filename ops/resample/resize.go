@@ -4,13 +4,17 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Resize", []int{10, 11, 13, 18, 19}, buildResize)
+	shapes.Register("", "Resize", inferResize(false))
 	op.Register("Upsample", []int{1, 7, 9, 10}, buildUpsample)
+	shapes.Register("", "Upsample", inferResize(true))
 }
 
 // resizer is one Resize or Upsample node with its attributes parsed.
@@ -485,3 +489,83 @@ func scalarLike(dt tensor.DType, v float64) *tensor.Tensor {
 	}
 	return t
 }
+
+// inferResize is the rule of Resize, or of Upsample with upsample.
+func inferResize(upsample bool) shapes.Rule { return func(c *shapes.Ctx) { resizeShape(c, upsample) } }
+
+func resizeShape(c *shapes.Ctx, upsample bool) {
+	x := c.Shape(0)
+	if x == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	r := len(x)
+	var scales []float64
+	var sizes []int64
+	switch {
+	case upsample && c.Version() < 9:
+		if a := c.Attr("scales"); a != nil {
+			for _, f := range a.GetFloats() {
+				scales = append(scales, float64(f))
+			}
+		} else if c.Version() == 1 {
+			scales = []float64{1, 1, float64(c.AttrFloat("height_scale", 1)), float64(c.AttrFloat("width_scale", 1))}
+		}
+	case upsample || c.Version() == 10:
+		scales = c.Floats(1)
+	default:
+		if c.Has(3) {
+			s, ok := c.Ints(3)
+			if ok {
+				sizes = s
+			}
+		} else if c.Has(2) {
+			scales = c.Floats(2)
+		}
+	}
+	axes, _ := c.AttrInts("axes")
+	if axes == nil {
+		for i := 0; i < r; i++ {
+			axes = append(axes, int64(i))
+		}
+	}
+	out := append([]graph.Dim(nil), x...)
+	policy := c.AttrString("keep_aspect_ratio_policy", "stretch")
+	switch {
+	case sizes != nil && len(sizes) == len(axes) && policy == "stretch":
+		for i, a := range axes {
+			ax, ok := c.Axis(a, r)
+			if !ok {
+				return
+			}
+			out[ax] = shapes.Known(sizes[i])
+		}
+	case scales != nil && len(scales) == len(axes) && c.AttrString("coordinate_transformation_mode", "") != "tf_crop_and_resize":
+		for i, a := range axes {
+			ax, ok := c.Axis(a, r)
+			if !ok {
+				return
+			}
+			if scales[i] == 1 {
+				continue
+			}
+			if !shapes.IsKnown(x[ax]) {
+				f := resizeScale(scales[i])
+				if f == math.Trunc(f) && f >= 1 && f < 1<<20 {
+					out[ax] = shapes.DimMul(x[ax], shapes.Known(int64(f))) // an integer upscale of a symbolic dim
+				} else {
+					out[ax] = shapes.Unknown()
+				}
+				continue
+			}
+			out[ax] = shapes.Known(int64(math.Floor(float64(x[ax].Value) * resizeScale(scales[i]))))
+		}
+	default:
+		for i := range out {
+			out[i] = shapes.Unknown()
+		}
+	}
+	c.Set(0, out, "")
+}
+
+func resizeScale(f float64) float64 { return float64(float32(f)) }

@@ -1,11 +1,17 @@
 package rnn
 
-import "github.com/gort-dev/gort/runtime/op"
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
+)
 
 // GRU-1 lacks linear_before_reset (its default 0 is GRU-1's behaviour) and
 // has output_sequence (Y is computed whenever requested); 3 added
 // linear_before_reset, 7 dropped output_sequence, 14 added layout, 22 bfloat16.
-func init() { op.Register("GRU", []int{1, 3, 7, 14, 22}, buildGRU) }
+func init() {
+	op.Register("GRU", []int{1, 3, 7, 14, 22}, buildGRU)
+	shapes.Register("", "GRU", shapes.RNN)
+}
 
 func buildGRU(n *op.Node) (any, error) {
 	s, err := parseSpec(n, "GRU", 3, []string{"Sigmoid", "Tanh"})

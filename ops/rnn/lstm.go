@@ -1,10 +1,16 @@
 package rnn
 
-import "github.com/gort-dev/gort/runtime/op"
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
+)
 
 // LSTM-1 has output_sequence (Y is computed whenever requested), 14 added
 // layout, 22 bfloat16; the cell is the same throughout.
-func init() { op.Register("LSTM", []int{1, 7, 14, 22}, buildLSTM) }
+func init() {
+	op.Register("LSTM", []int{1, 7, 14, 22}, buildLSTM)
+	shapes.Register("", "LSTM", shapes.RNN)
+}
 
 func buildLSTM(n *op.Node) (any, error) {
 	s, err := parseSpec(n, "LSTM", 4, []string{"Sigmoid", "Tanh", "Tanh"})

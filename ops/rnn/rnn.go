@@ -1,10 +1,16 @@
 package rnn
 
-import "github.com/gort-dev/gort/runtime/op"
+import (
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
+)
 
 // RNN-1 had the output_sequence attribute (Y is computed whenever it is
 // requested, so it needs no handling), 14 added layout, 22 bfloat16.
-func init() { op.Register("RNN", []int{1, 7, 14, 22}, buildRNN) }
+func init() {
+	op.Register("RNN", []int{1, 7, 14, 22}, buildRNN)
+	shapes.Register("", "RNN", shapes.RNN)
+}
 
 func buildRNN(n *op.Node) (any, error) {
 	s, err := parseSpec(n, "RNN", 1, []string{"Tanh"})

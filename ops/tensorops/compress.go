@@ -2,13 +2,16 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Compress", []int{9, 11}, buildCompress)
 	op.Register("NonZero", []int{9, 13}, buildNonZero)
+	shapes.Register("", "NonZero", inferNonZero)
 }
 
 // buildCompress keeps the slices along axis (or elements of the flattened
@@ -172,4 +175,14 @@ func flagsOf[T tensor.Number](d []T) []bool {
 		f[i] = v != 0
 	}
 	return f
+}
+
+// inferNonZero: [rank, unknown count].
+func inferNonZero(c *shapes.Ctx) {
+	s := c.Shape(0)
+	if s == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	c.Set(0, []graph.Dim{shapes.Known(int64(len(s))), shapes.Unknown()}, "")
 }

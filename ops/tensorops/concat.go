@@ -1,13 +1,17 @@
 package tensorops
 
 import (
+	"fmt"
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Concat", []int{1, 4, 11, 13}, buildConcat)
+	shapes.Register("", "Concat", inferConcat)
 }
 
 // buildConcat: axis defaulted to 1 in version 1, is required from 4 and may
@@ -76,4 +80,61 @@ func buildConcat(n *op.Node) (any, error) {
 		}
 		return ctx.One(out), nil
 	}), ConcatAttrs{Axis: axis}), nil
+}
+
+func inferConcat(c *shapes.Ctx) {
+	var ss [][]graph.Dim
+	for i := range c.NumIn() {
+		if c.Has(i) {
+			s := c.Shape(i)
+			if s == nil {
+				c.Set(0, nil, fmt.Sprintf("the shape of input %q is unknown", c.InputName(i)))
+				return
+			}
+			ss = append(ss, s)
+		}
+	}
+	if len(ss) == 0 {
+		return
+	}
+	r := len(ss[0])
+	axis, ok := c.Axis(c.AttrInt("axis", 0), r)
+	if !ok {
+		return
+	}
+	out := append([]graph.Dim(nil), ss[0]...)
+	for j, s := range ss[1:] {
+		if len(s) != r {
+			c.Problem("CONCAT", "input %d has rank %d, input 0 rank %d", j+1, len(s), r)
+			return
+		}
+		for i := range s {
+			if i == axis {
+				out[i] = shapes.DimAdd(out[i], s[i])
+				continue
+			}
+			if shapes.IsKnown(out[i]) && shapes.IsKnown(s[i]) && out[i].Value != s[i].Value {
+				c.Problem("CONCAT", "input %d has %s on axis %d, input 0 has %s", j+1, s[i], i, out[i])
+				return
+			}
+			if !shapes.IsKnown(out[i]) && shapes.IsKnown(s[i]) {
+				out[i] = s[i]
+			}
+		}
+	}
+	c.Set(0, out, "")
+	if r == 1 {
+		var syms []graph.Dim
+		for i := range c.NumIn() {
+			if !c.Has(i) {
+				continue
+			}
+			s, ok := c.Sym(i)
+			if !ok {
+				return
+			}
+			syms = append(syms, s...)
+		}
+		c.SetSym(0, syms)
+	}
 }

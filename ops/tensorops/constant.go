@@ -4,11 +4,13 @@ import (
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/protoconv"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Constant", []int{1, 9, 11, 12, 13, 19, 21, 23, 24, 25}, buildConstant)
+	shapes.Register("", "Constant", inferConstant)
 }
 
 // buildConstant decodes the value once, at load: a Constant's output never
@@ -88,4 +90,15 @@ func buildConstant(n *op.Node) (any, error) {
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		return ctx.One(t), nil
 	}), nil
+}
+
+func inferConstant(c *shapes.Ctx) {
+	// Constants are folded (their kernel runs); reaching here means the
+	// value was too large: take the shape from the attribute.
+	if a := c.Attr("value"); a != nil && a.GetT() != nil {
+		c.Set(0, shapes.Dims(a.GetT().GetDims()), "")
+		c.SetElem(0, tensor.DType(a.GetT().GetDataType()))
+		return
+	}
+	c.Set(0, nil, "sparse or list Constant")
 }

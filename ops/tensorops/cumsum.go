@@ -3,12 +3,15 @@ package tensorops
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("CumSum", []int{11, 14}, buildCumulative("CumSum", false))
+	shapes.Register("", "CumSum", shapes.SameAsInput0)
 	op.Register("CumProd", []int{26}, buildCumulative("CumProd", true))
+	shapes.Register("", "CumProd", shapes.SameAsInput0)
 }
 
 // buildCumulative builds CumSum (running sums) and CumProd (running

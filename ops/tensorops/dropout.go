@@ -4,11 +4,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Dropout", []int{1, 6, 7, 10, 12, 13, 22}, buildDropout)
+	shapes.Register("", "Dropout", inferDropout)
+	shapes.NoFold("", "Dropout", nil) // a random mask in training mode
 }
 
 // buildDropout: before version 12 Dropout has no way for gort to be told it
@@ -163,4 +166,12 @@ func (m *mt19937) next() uint32 {
 func (m *mt19937) float64() float64 {
 	a, b := m.next()>>5, m.next()>>6
 	return (float64(a)*67108864 + float64(b)) / 9007199254740992
+}
+
+// inferDropout: the output and the mask have the input's shape.
+func inferDropout(c *shapes.Ctx) {
+	shapes.SameAsInput0(c)
+	if c.NumOut() > 1 {
+		c.Set(1, c.Shape(0), "")
+	}
 }

@@ -2,12 +2,15 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Flatten", []int{1, 9, 11, 13, 21, 23, 24, 25}, buildFlatten)
+	shapes.Register("", "Flatten", inferFlatten)
 }
 
 // buildFlatten: axis is in [0, r] (negative from version 11 on, counting
@@ -39,4 +42,28 @@ func buildFlatten(n *op.Node) (any, error) {
 		}
 		return ctx.One(ctx.Reshaped(in[0], []int{opsutil.Product(sh[:a]), opsutil.Product(sh[a:])})), nil
 	}), FlattenAttrs{Axis: axis}), nil
+}
+
+func inferFlatten(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	axis, ok := flattenAxis(c, c.AttrInt("axis", 1), len(in))
+	if !ok {
+		return
+	}
+	c.Set(0, []graph.Dim{shapes.Product(in[:axis]), shapes.Product(in[axis:])}, "")
+}
+
+func flattenAxis(c *shapes.Ctx, a int64, r int) (int, bool) {
+	if a < -int64(r) || a > int64(r) {
+		c.Problem("AXIS", "axis %d is out of range for rank %d", a, r)
+		return 0, false
+	}
+	if a < 0 {
+		a += int64(r)
+	}
+	return int(a), true
 }

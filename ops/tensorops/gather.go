@@ -2,14 +2,19 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Gather", []int{1, 11, 13}, buildGather)
+	shapes.Register("", "Gather", inferGather)
 	op.Register("GatherElements", []int{11, 13}, buildGatherElements)
+	shapes.Register("", "GatherElements", inferGatherElements)
 	op.Register("GatherND", []int{11, 12, 13}, buildGatherND)
+	shapes.Register("", "GatherND", inferGatherND)
 }
 
 // indexAt resolves a possibly negative index into [0, dim).
@@ -237,4 +242,54 @@ func buildGatherND(n *op.Node) (any, error) {
 		}
 		return ctx.One(out), nil
 	}), nil
+}
+
+func inferGather(c *shapes.Ctx) {
+	in, idx := c.Shape(0), c.Shape(1)
+	if in == nil || idx == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	axis, ok := c.Axis(c.AttrInt("axis", 0), len(in))
+	if !ok {
+		return
+	}
+	out := append(append(append(make([]graph.Dim, 0, len(in)+len(idx)), in[:axis]...), idx...), in[axis+1:]...)
+	c.Set(0, out, "")
+	if sym, ok := c.Sym(0); ok && len(in) == 1 {
+		if ix, ok := c.Ints(1); ok {
+			var r []graph.Dim
+			for _, i := range ix {
+				if i < 0 {
+					i += int64(len(sym))
+				}
+				if i < 0 || i >= int64(len(sym)) {
+					return
+				}
+				r = append(r, sym[i])
+			}
+			c.SetSym(0, r)
+		}
+	}
+}
+
+func inferGatherElements(c *shapes.Ctx) { c.Set(0, c.Shape(1), "the indices' shape is unknown") }
+
+func inferGatherND(c *shapes.Ctx) {
+	data, idx := c.Shape(0), c.Shape(1)
+	bd := int(c.AttrInt("batch_dims", 0))
+	if data == nil || idx == nil || len(idx) == 0 || !shapes.IsKnown(idx[len(idx)-1]) {
+		c.Set(0, nil, "")
+		return
+	}
+	last := int(idx[len(idx)-1].Value)
+	if bd+last > len(data) {
+		c.Problem("RANK", "GatherND indices reach %d axes past %d batch dims of a rank-%d input", last, bd, len(data))
+		return
+	}
+	out := append(append([]graph.Dim(nil), idx[:len(idx)-1]...), data[bd+last:]...)
+	if out == nil {
+		out = []graph.Dim{}
+	}
+	c.Set(0, out, "")
 }

@@ -2,11 +2,13 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Identity", []int{1, 13, 14, 16, 19, 21, 23, 24, 25}, buildIdentity)
+	shapes.Register("", "Identity", shapes.Pass)
 }
 
 // identityKernel passes its input through. It is a ValueKernel because

@@ -4,12 +4,15 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("OneHot", []int{9, 11}, buildOneHot)
+	shapes.Register("", "OneHot", inferOneHot)
 }
 
 // buildOneHot: version 11 lets indices in [-depth, -1] count from the end;
@@ -65,4 +68,23 @@ func buildOneHot(n *op.Node) (any, error) {
 		}
 		return ctx.One(out), nil
 	}), nil
+}
+
+func inferOneHot(c *shapes.Ctx) {
+	idx := c.Shape(0)
+	if idx == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	depth := shapes.Unknown()
+	if v := c.Floats(1); len(v) == 1 {
+		depth = shapes.Known(int64(v[0]))
+	}
+	r := len(idx) + 1
+	axis, ok := c.Axis(c.AttrInt("axis", -1), r)
+	if !ok {
+		return
+	}
+	out := append(append(append([]graph.Dim(nil), idx[:axis]...), depth), idx[axis:]...)
+	c.Set(0, out, "")
 }

@@ -3,12 +3,15 @@ package tensorops
 import (
 	"math"
 
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Range", []int{11, 27}, buildRange)
+	shapes.Register("", "Range", inferRange)
 }
 
 // buildRange: version 27 adds float16/bfloat16 with stash_type; gort stores
@@ -123,4 +126,18 @@ func fillRange[T tensor.Number](o []T, start, delta int64) {
 	for i := range o {
 		o[i] = T(start + int64(i)*delta)
 	}
+}
+
+func inferRange(c *shapes.Ctx) {
+	// Constant start/limit/delta are folded; Range(0, n, 1) of a symbolic n
+	// (a dim read with Shape) has n elements; otherwise the length is unknown.
+	start, ok1 := c.Sym(0)
+	limit, ok2 := c.Sym(1)
+	delta, ok3 := c.Sym(2)
+	if ok1 && ok2 && ok3 && len(start) == 1 && len(limit) == 1 && len(delta) == 1 &&
+		shapes.IsKnown(start[0]) && start[0].Value == 0 && shapes.IsKnown(delta[0]) && delta[0].Value == 1 && !shapes.IsUnknown(limit[0]) {
+		c.Set(0, []graph.Dim{limit[0]}, "")
+		return
+	}
+	c.Set(0, []graph.Dim{shapes.Unknown()}, "")
 }

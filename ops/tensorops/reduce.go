@@ -5,6 +5,7 @@ import (
 
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -27,6 +28,7 @@ const (
 func init() {
 	reg := func(name string, k rkind, axesInput int, versions []int) {
 		op.Register(name, versions, func(n *op.Node) (any, error) { return buildReduce(n, k, axesInput) })
+		shapes.Register("", name, shapes.Reduce(axesInput))
 	}
 	// ReduceSum moved axes from an attribute to an input in version 13, the
 	// other reductions in 18.

@@ -4,12 +4,15 @@ import (
 	"math"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Reshape", []int{1, 5, 13, 14, 19, 21, 23, 24, 25}, buildReshape)
+	shapes.Register("", "Reshape", inferReshape)
 }
 
 // buildReshape: version 1 takes the shape as an attribute, 5+ as an input;
@@ -113,4 +116,65 @@ func reshapeDims(dst, inShape []int, spec []int64, allowZero bool) ([]int, error
 		return nil, op.Errorf("cannot reshape %v (%d elements) to %v", inShape, total, spec)
 	}
 	return out, nil
+}
+
+func inferReshape(c *shapes.Ctx) {
+	target, ok := c.Sym(1)
+	if !ok {
+		// The rank is still known from the shape input's length.
+		if s := c.Shape(1); len(s) == 1 && shapes.IsKnown(s[0]) {
+			c.Set(0, shapes.Unknowns(int(s[0].Value)), "")
+			return
+		}
+		c.Set(0, nil, "the target shape is computed at run time")
+		return
+	}
+	in := c.Shape(0)
+	allowZero := c.AttrInt("allowzero", 0) != 0
+	out := make([]graph.Dim, len(target))
+	neg := -1
+	for i, d := range target {
+		switch {
+		case shapes.IsKnown(d) && d.Value == 0 && !allowZero:
+			if in == nil || i >= len(in) {
+				out[i] = shapes.Unknown()
+				if in != nil {
+					c.Problem("RESHAPE", "shape %s copies axis %d of an input of rank %d", shapes.ShapeString(target), i, len(in))
+				}
+			} else {
+				out[i] = in[i]
+			}
+		case d.Param == "" && d.Value == -1:
+			neg = i
+			out[i] = shapes.Unknown()
+		case d.Param == "" && d.Value < 0:
+			c.Problem("RESHAPE", "shape %s has the invalid dim %d", shapes.ShapeString(target), d.Value)
+			c.Set(0, nil, "")
+			return
+		default:
+			out[i] = d
+		}
+	}
+	if in != nil {
+		total := shapes.Product(in)
+		rest := shapes.Known(1)
+		for i, d := range out {
+			if i != neg {
+				rest = shapes.DimMul(rest, d)
+			}
+		}
+		if neg >= 0 {
+			out[neg] = shapes.DimDiv(total, rest)
+			if shapes.IsKnown(total) && shapes.IsKnown(rest) && rest.Value != 0 && total.Value%rest.Value != 0 {
+				c.Problem("RESHAPE_COUNT", "cannot reshape %s (%d elements) to %s", shapes.ShapeString(in), total.Value, shapes.ShapeString(target))
+			}
+		} else if shapes.IsKnown(total) && shapes.IsKnown(rest) && total.Value != rest.Value {
+			c.Problem("RESHAPE_COUNT", "cannot reshape %s (%d elements) to %s (%d elements)", shapes.ShapeString(in), total.Value, shapes.ShapeString(out), rest.Value)
+		} else if shapes.CountsDiffer(total, rest) {
+			// Symbolic counts with the same symbols but other factors differ
+			// for every non-empty tensor: N*6 elements cannot become N*12.
+			c.Problem("RESHAPE_COUNT", "cannot reshape %s (%s elements) to %s (%s elements)", shapes.ShapeString(in), total, shapes.ShapeString(out), rest)
+		}
+	}
+	c.Set(0, out, "")
 }

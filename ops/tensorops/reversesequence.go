@@ -3,11 +3,13 @@ package tensorops
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("ReverseSequence", []int{10}, buildReverseSequence)
+	shapes.Register("", "ReverseSequence", shapes.SameAsInput0)
 }
 
 // buildReverseSequence reverses, for each batch entry b, the first

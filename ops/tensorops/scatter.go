@@ -5,13 +5,17 @@ import (
 
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("ScatterElements", []int{11, 13, 16, 18}, buildScatterElements)
+	shapes.Register("", "ScatterElements", shapes.SameAsInput0)
 	op.Register("Scatter", []int{9, 11}, buildScatterElements)
+	shapes.Register("", "Scatter", shapes.SameAsInput0)
 	op.Register("ScatterND", []int{11, 13, 16, 18}, buildScatterND)
+	shapes.Register("", "ScatterND", shapes.SameAsInput0)
 }
 
 // scatterReduction reads the reduction attribute: version 16 introduced

@@ -1,13 +1,17 @@
 package tensorops
 
 import (
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Shape", []int{1, 13, 15, 19, 21, 23, 24, 25}, buildShape)
+	shapes.Register("", "Shape", inferShape)
 	op.Register("Size", []int{1, 13, 19, 21, 23, 24, 25}, buildSize)
+	shapes.Register("", "Size", inferSize)
 }
 
 // buildShape: version 15 added start/end, which slice the dims with
@@ -55,4 +59,39 @@ func buildSize(n *op.Node) (any, error) {
 		}
 		return ctx.One(tensor.Scalar(int64(in[0].Len()))), nil
 	}), nil
+}
+
+func inferShape(c *shapes.Ctx) {
+	s := c.Shape(0)
+	if s == nil {
+		c.Set(0, []graph.Dim{shapes.Unknown()}, "")
+		return
+	}
+	start, end := int64(0), int64(len(s))
+	if c.Version() >= 15 {
+		r := int64(len(s))
+		start = clampShapeAxis(c.AttrInt("start", 0), r)
+		end = clampShapeAxis(c.AttrInt("end", r), r)
+	}
+	if end < start {
+		end = start
+	}
+	sub := append([]graph.Dim(nil), s[start:end]...)
+	c.Set(0, []graph.Dim{shapes.Known(end - start)}, "")
+	c.SetSym(0, sub)
+}
+
+func clampShapeAxis(a, r int64) int64 {
+	if a < 0 {
+		a += r
+	}
+	return min(max(a, 0), r)
+}
+
+// inferSize: a scalar, the element count (symbolic when the shape is).
+func inferSize(c *shapes.Ctx) {
+	c.Set(0, []graph.Dim{}, "")
+	if s := c.Shape(0); s != nil {
+		c.SetSym(0, []graph.Dim{shapes.Product(s)})
+	}
 }

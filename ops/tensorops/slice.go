@@ -2,12 +2,16 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"math"
 )
 
 func init() {
 	op.Register("Slice", []int{1, 10, 11, 13}, buildSlice)
+	shapes.Register("", "Slice", inferSlice)
 }
 
 // buildSlice: version 1 takes starts/ends/axes as attributes (step 1);
@@ -128,4 +132,106 @@ func sliceTensor(ctx *op.Context, x *tensor.Tensor, starts, ends, axes, steps []
 	out := ctx.New(x.DType(), outShape...)
 	moverFor(x.Data()).strided(out.Data(), x.Data(), outShape, base, vStride)
 	return ctx.One(out), nil
+}
+
+func inferSlice(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	var starts, ends, axes, steps []int64
+	var ok1, ok2 bool
+	if c.Version() < 10 {
+		starts, ok1 = c.AttrInts("starts")
+		ends, ok2 = c.AttrInts("ends")
+		axes, _ = c.AttrInts("axes")
+	} else {
+		starts, ok1 = c.Ints(1)
+		ends, ok2 = c.Ints(2)
+		if c.Has(3) {
+			a, ok := c.Ints(3)
+			if !ok {
+				ok1 = false
+			}
+			axes = a
+		}
+		if c.Has(4) {
+			s, ok := c.Ints(4)
+			if !ok {
+				ok1 = false
+			}
+			steps = s
+		}
+	}
+	if !ok1 || !ok2 || len(starts) != len(ends) {
+		c.Set(0, shapes.Unknowns(len(in)), "")
+		return
+	}
+	out := append([]graph.Dim(nil), in...)
+	if axes == nil {
+		for i := range starts {
+			axes = append(axes, int64(i))
+		}
+	}
+	var symSlice []graph.Dim
+	sym, hasSym := c.Sym(0)
+	for i, a := range axes {
+		ax, ok := c.Axis(a, len(in))
+		if !ok || i >= len(starts) {
+			return
+		}
+		step := int64(1)
+		if i < len(steps) {
+			step = steps[i]
+		}
+		if step == 0 {
+			c.Problem("SLICE", "step 0 on axis %d", ax)
+			return
+		}
+		d := in[ax]
+		if !shapes.IsKnown(d) {
+			if starts[i] == 0 && step == 1 && ends[i] >= math.MaxInt32 {
+				continue
+			}
+			out[ax] = shapes.Unknown()
+			continue
+		}
+		lo, hi := sliceBounds(starts[i], ends[i], step, d.Value)
+		n := int64(0)
+		if step > 0 && hi > lo {
+			n = (hi - lo + step - 1) / step
+		} else if step < 0 && lo > hi {
+			n = (lo - hi - step - 1) / -step
+		}
+		out[ax] = shapes.Known(n)
+		if hasSym && len(in) == 1 && int64(len(sym)) == d.Value {
+			for j := int64(0); j < n; j++ {
+				symSlice = append(symSlice, sym[lo+j*step])
+			}
+			hasSym = true
+		}
+	}
+	c.Set(0, out, "")
+	if hasSym && len(in) == 1 && symSlice != nil {
+		c.SetSym(0, symSlice)
+	}
+}
+
+// sliceRange clamps start and end as the Slice spec does.
+func sliceBounds(start, end, step, d int64) (int64, int64) {
+	if start < 0 {
+		start += d
+	}
+	if end < 0 {
+		end += d
+	}
+	if step > 0 {
+		start = min(max(start, 0), d)
+		end = min(max(end, 0), d)
+	} else {
+		start = min(max(start, 0), d-1)
+		end = min(max(end, -1), d-1)
+	}
+	return start, end
 }

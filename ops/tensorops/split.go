@@ -2,12 +2,15 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Split", []int{1, 2, 11, 13, 18}, buildSplit)
+	shapes.Register("", "Split", inferSplit)
 }
 
 // buildSplit: the split sizes come from the optional second input (version 1
@@ -111,4 +114,71 @@ func splitAxis(ctx *op.Context, x *tensor.Tensor, ax int, sizes []int) []*tensor
 		outs[i] = t
 	}
 	return outs
+}
+
+func inferSplit(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		for i := range c.NumOut() {
+			c.Set(i, nil, "")
+		}
+		return
+	}
+	axis, ok := c.Axis(c.AttrInt("axis", 0), len(in))
+	if !ok {
+		return
+	}
+	var sizes []int64
+	if c.Version() >= 13 && c.Has(1) {
+		s, ok := c.Ints(1)
+		if !ok {
+			for i := range c.NumOut() {
+				c.Set(i, nil, "the split sizes are computed at run time")
+			}
+			return
+		}
+		sizes = s
+	} else if s, ok := c.AttrInts("split"); ok {
+		sizes = s
+	} else if c.Version() < 13 && c.Has(1) {
+		sizes, _ = c.Ints(1)
+	}
+	n := c.NumOut()
+	if sizes == nil {
+		d := in[axis]
+		if !shapes.IsKnown(d) {
+			for i := range c.NumOut() {
+				s := append([]graph.Dim(nil), in...)
+				s[axis] = shapes.DimDiv(d, shapes.Known(int64(n)))
+				c.Set(i, s, "")
+			}
+			return
+		}
+		if no := c.AttrInt("num_outputs", 0); no > 0 && no != int64(n) {
+			// A hostile count must not size a loop: the node lists n outputs.
+			c.Problem("SPLIT", "num_outputs is %d; the node lists %d outputs", no, n)
+			return
+		}
+		chunk := (d.Value + int64(n) - 1) / int64(n)
+		for i := 0; i < n; i++ {
+			sizes = append(sizes, min(chunk, max(d.Value-chunk*int64(i), 0)))
+		}
+		if c.Version() < 18 && d.Value%int64(n) != 0 {
+			c.Problem("SPLIT", "axis %d of length %d does not split into %d equal parts", axis, d.Value, n)
+		}
+	}
+	if len(sizes) != c.NumOut() {
+		c.Problem("SPLIT", "%d split sizes for %d outputs", len(sizes), c.NumOut())
+		return
+	}
+	var sum int64
+	for i, sz := range sizes {
+		s := append([]graph.Dim(nil), in...)
+		s[axis] = shapes.Known(sz)
+		c.Set(i, s, "")
+		sum += sz
+	}
+	if shapes.IsKnown(in[axis]) && sum != in[axis].Value {
+		c.Problem("SPLIT", "split sizes %v sum to %d, axis %d has length %d", sizes, sum, axis, in[axis].Value)
+	}
 }

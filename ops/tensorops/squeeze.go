@@ -2,13 +2,17 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Squeeze", []int{1, 11, 13, 21, 23, 24, 25}, buildSqueeze)
+	shapes.Register("", "Squeeze", inferSqueeze)
 	op.Register("Unsqueeze", []int{1, 11, 13, 21, 23, 24, 25}, buildUnsqueeze)
+	shapes.Register("", "Unsqueeze", inferUnsqueeze)
 }
 
 // axesSource reads axes from the attribute (before version 13) or from the
@@ -112,4 +116,100 @@ func buildUnsqueeze(n *op.Node) (any, error) {
 		}
 		return ctx.One(ctx.Reshaped(in[0], out)), nil
 	}), nil
+}
+
+func inferSqueeze(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	axes, given, ok := squeezeAxes(c, 1)
+	if !ok {
+		c.Set(0, nil, "the axes are computed at run time")
+		return
+	}
+	drop := map[int]bool{}
+	if !given {
+		for i, d := range in {
+			if !shapes.IsKnown(d) {
+				c.Set(0, nil, "squeezing all axes of 1 with a symbolic dim")
+				return
+			}
+			if d.Value == 1 {
+				drop[i] = true
+			}
+		}
+	}
+	for _, a := range axes {
+		ax, ok := c.Axis(a, len(in))
+		if !ok {
+			return
+		}
+		if shapes.IsKnown(in[ax]) && in[ax].Value != 1 {
+			c.Problem("SQUEEZE", "axis %d has length %d, not 1", ax, in[ax].Value)
+		}
+		drop[ax] = true
+	}
+	var out []graph.Dim
+	for i, d := range in {
+		if !drop[i] {
+			out = append(out, d)
+		}
+	}
+	if out == nil {
+		out = []graph.Dim{}
+	}
+	c.Set(0, out, "")
+	if s, ok := c.Sym(0); ok && len(out) <= 1 {
+		c.SetSym(0, s)
+	}
+}
+
+func inferUnsqueeze(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	axes, _, ok := squeezeAxes(c, 1)
+	if !ok {
+		c.Set(0, nil, "the axes are computed at run time")
+		return
+	}
+	r := len(in) + len(axes)
+	ins := map[int]bool{}
+	for _, a := range axes {
+		ax, ok := c.Axis(a, r)
+		if !ok {
+			return
+		}
+		ins[ax] = true
+	}
+	out := make([]graph.Dim, 0, r)
+	j := 0
+	for i := 0; i < r; i++ {
+		if ins[i] {
+			out = append(out, shapes.Known(1))
+		} else if j < len(in) {
+			out = append(out, in[j])
+			j++
+		}
+	}
+	c.Set(0, out, "")
+	if s, ok := c.Sym(0); ok && len(out) == 1 {
+		c.SetSym(0, s)
+	}
+}
+
+func squeezeAxes(c *shapes.Ctx, input int) ([]int64, bool, bool) {
+	if c.Version() >= 13 {
+		if !c.Has(input) {
+			return nil, false, true
+		}
+		a, ok := c.Ints(input)
+		return a, true, ok
+	}
+	a, ok := c.AttrInts("axes")
+	return a, ok, true
 }

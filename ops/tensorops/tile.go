@@ -2,13 +2,17 @@ package tensorops
 
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Tile", []int{1, 6, 13}, buildTile)
+	shapes.Register("", "Tile", inferTile)
 	op.Register("Expand", []int{8, 13}, buildExpand)
+	shapes.Register("", "Expand", inferExpand)
 }
 
 // buildTile: version 1 repeats along one axis (scalar tiles and axis
@@ -107,4 +111,49 @@ func buildExpand(n *op.Node) (any, error) {
 		moverFor(x.Data()).strided(out.Data(), x.Data(), outShape, 0, st)
 		return ctx.One(out), nil
 	}), nil
+}
+
+func inferTile(c *shapes.Ctx) {
+	in := c.Shape(0)
+	rep, ok := c.Sym(1)
+	if in == nil || !ok {
+		c.Set(0, nil, "the repeats are computed at run time")
+		return
+	}
+	if len(rep) != len(in) {
+		c.Problem("RANK", "%d repeats for an input of rank %d", len(rep), len(in))
+		return
+	}
+	out := make([]graph.Dim, len(in))
+	for i := range in {
+		out[i] = shapes.DimMul(in[i], rep[i])
+	}
+	c.Set(0, out, "")
+}
+
+func inferExpand(c *shapes.Ctx) {
+	if _, ok := c.Sym(1); ok {
+		inferExpandTo(c)
+		return
+	}
+	in, s := c.Shape(0), c.Shape(1)
+	if in == nil || len(s) != 1 || !shapes.IsKnown(s[0]) {
+		c.Set(0, nil, "the target shape is computed at run time")
+		return
+	}
+	r := max(len(in), int(s[0].Value))
+	c.Set(0, shapes.Unknowns(r), "")
+}
+
+func inferExpandTo(c *shapes.Ctx) {
+	in := c.Shape(0)
+	s, ok := c.Sym(1)
+	if !ok || in == nil {
+		c.Set(0, nil, "the target shape is computed at run time")
+		return
+	}
+	out, ok := c.Broadcast(in, s)
+	if ok {
+		c.Set(0, out, "")
+	}
 }

@@ -4,12 +4,15 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("TopK", []int{1, 10, 11, 24}, buildTopK)
+	shapes.Register("", "TopK", inferTopK)
 }
 
 // buildTopK: version 1 takes k as an attribute, 10 as an input; 11 added
@@ -137,4 +140,27 @@ func orderBy[T tensor.Number](d []T, largest bool, dim, inner int) func(b, i int
 			return c
 		})
 	}
+}
+
+func inferTopK(c *shapes.Ctx) {
+	x := c.Shape(0)
+	if x == nil {
+		c.Set(0, nil, "")
+		c.Set(1, nil, "")
+		return
+	}
+	axis, ok := c.Axis(c.AttrInt("axis", -1), len(x))
+	if !ok {
+		return
+	}
+	out := append([]graph.Dim(nil), x...)
+	if c.Version() < 10 {
+		out[axis] = shapes.Known(c.AttrInt("k", 0))
+	} else if k, ok := c.Sym(1); ok && len(k) == 1 {
+		out[axis] = k[0]
+	} else {
+		out[axis] = shapes.Unknown()
+	}
+	c.Set(0, out, "")
+	c.Set(1, out, "")
 }

@@ -5,12 +5,15 @@ import (
 	"sync/atomic"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Transpose", []int{1, 13, 21, 23, 24, 25}, buildTranspose)
+	shapes.Register("", "Transpose", inferTranspose)
 }
 
 // buildTranspose permutes dims (reversing them when perm is absent). The copy
@@ -110,4 +113,31 @@ func (pl *transposePlan) run(ctx *op.Context, x *tensor.Tensor) *tensor.Tensor {
 	}
 	mv.strided(out.Data(), x.Data(), pl.mShape, 0, pl.mStride)
 	return out
+}
+
+func inferTranspose(c *shapes.Ctx) {
+	in := c.Shape(0)
+	if in == nil {
+		c.Set(0, nil, "")
+		return
+	}
+	perm, ok := c.AttrInts("perm")
+	if !ok {
+		for i := len(in) - 1; i >= 0; i-- {
+			perm = append(perm, int64(i))
+		}
+	}
+	if len(perm) != len(in) {
+		c.Problem("RANK", "perm %v has %d entries for an input of rank %d", perm, len(perm), len(in))
+		return
+	}
+	out := make([]graph.Dim, len(in))
+	for i, p := range perm {
+		a, ok := c.Axis(p, len(in))
+		if !ok {
+			return
+		}
+		out[i] = in[a]
+	}
+	c.Set(0, out, "")
 }

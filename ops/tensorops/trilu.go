@@ -3,12 +3,15 @@ package tensorops
 import (
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Trilu", []int{14}, buildTrilu)
+	shapes.Register("", "Trilu", shapes.SameAsInput0)
 	op.Register("EyeLike", []int{9, 22}, buildEyeLike)
+	shapes.Register("", "EyeLike", shapes.SameAsInput0)
 }
 
 // buildTrilu keeps the upper (j-i >= k) or lower (j-i <= k) triangle of each

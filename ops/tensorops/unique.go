@@ -5,12 +5,15 @@ import (
 	"slices"
 
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 func init() {
 	op.Register("Unique", []int{11}, buildUnique)
+	shapes.Register("", "Unique", inferUnique)
 }
 
 // buildUnique finds the unique elements (or, with axis, the unique slices
@@ -174,5 +177,21 @@ func cmpOf[T cmp.Ordered](d []T) func(i, j int) int {
 			return -1
 		}
 		return cmp.Compare(a, b)
+	}
+}
+
+// inferUnique: the counts are known only at run time; without an axis the
+// outputs are 1-D, the inverse indices one per input element.
+func inferUnique(c *shapes.Ctx) {
+	for i := range c.NumOut() {
+		c.Set(i, nil, "the number of unique values is known only at run time")
+	}
+	if c.Shape(0) != nil {
+		if c.Attr("axis") == nil {
+			c.Set(0, []graph.Dim{shapes.Unknown()}, "")
+			c.Set(1, []graph.Dim{shapes.Unknown()}, "")
+			c.Set(2, []graph.Dim{shapes.Product(c.Shape(0))}, "")
+			c.Set(3, []graph.Dim{shapes.Unknown()}, "")
+		}
 	}
 }

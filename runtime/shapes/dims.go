@@ -1,6 +1,7 @@
 package shapes
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,17 +19,32 @@ type mono struct {
 	names []string // sorted
 }
 
-func known(v int64) graph.Dim { return graph.Dim{Value: v} }
+// Known is the dim of length v.
+func Known(v int64) graph.Dim { return graph.Dim{Value: v} }
 
 var unknownDim = graph.Dim{Value: -1}
 
-func isKnown(d graph.Dim) bool { return d.Param == "" && d.Value >= 0 }
+// Unknown is a dim of unknown length (neither a number nor a symbol).
+func Unknown() graph.Dim { return unknownDim }
 
-func isUnknown(d graph.Dim) bool { return d.Param == "" && d.Value < 0 }
+// Unknowns is a shape of rank n whose dims are all unknown.
+func Unknowns(n int) []graph.Dim {
+	out := make([]graph.Dim, n)
+	for i := range out {
+		out[i] = unknownDim
+	}
+	return out
+}
+
+// IsKnown reports a dim whose length is a number.
+func IsKnown(d graph.Dim) bool { return d.Param == "" && d.Value >= 0 }
+
+// IsUnknown reports a dim that is neither a number nor a symbol.
+func IsUnknown(d graph.Dim) bool { return d.Param == "" && d.Value < 0 }
 
 // monoOf reads a dim as a product; ok is false for an unknown dim.
 func monoOf(d graph.Dim) (mono, bool) {
-	if isKnown(d) {
+	if IsKnown(d) {
 		return mono{coef: d.Value}, true
 	}
 	if d.Param == "" {
@@ -68,10 +84,10 @@ func splitFactors(s string) []string {
 
 func (m mono) dim() graph.Dim {
 	if len(m.names) == 0 {
-		return known(m.coef)
+		return Known(m.coef)
 	}
 	if m.coef == 0 {
-		return known(0)
+		return Known(0)
 	}
 	parts := m.names
 	if m.coef != 1 {
@@ -80,11 +96,12 @@ func (m mono) dim() graph.Dim {
 	return graph.Dim{Value: -1, Param: strings.Join(parts, "*")}
 }
 
-func dimMul(a, b graph.Dim) graph.Dim {
+// DimMul multiplies two dims (symbolic ones as products: 2*N).
+func DimMul(a, b graph.Dim) graph.Dim {
 	ma, oka := monoOf(a)
 	mb, okb := monoOf(b)
 	if (oka && ma.coef == 0 && len(ma.names) == 0) || (okb && mb.coef == 0 && len(mb.names) == 0) {
-		return known(0)
+		return Known(0)
 	}
 	if !oka || !okb {
 		return unknownDim
@@ -97,8 +114,8 @@ func dimMul(a, b graph.Dim) graph.Dim {
 	return mono{coef: ma.coef * mb.coef, names: names}.dim()
 }
 
-// dimDiv divides exactly; unknown when the quotient is not a product.
-func dimDiv(a, b graph.Dim) graph.Dim {
+// DimDiv divides exactly; unknown when the quotient is not a product.
+func DimDiv(a, b graph.Dim) graph.Dim {
 	ma, oka := monoOf(a)
 	mb, okb := monoOf(b)
 	if !oka || !okb || mb.coef == 0 || ma.coef%mb.coef != 0 {
@@ -115,21 +132,22 @@ func dimDiv(a, b graph.Dim) graph.Dim {
 	return mono{coef: ma.coef / mb.coef, names: rest}.dim()
 }
 
-func dimAdd(a, b graph.Dim) graph.Dim {
-	if isKnown(a) && isKnown(b) {
-		return known(a.Value + b.Value)
+// DimAdd adds two dims; a sum of symbols is an opaque factor "(N+M)".
+func DimAdd(a, b graph.Dim) graph.Dim {
+	if IsKnown(a) && IsKnown(b) {
+		return Known(a.Value + b.Value)
 	}
-	if isUnknown(a) || isUnknown(b) {
+	if IsUnknown(a) || IsUnknown(b) {
 		return unknownDim
 	}
-	if isKnown(a) && a.Value == 0 {
+	if IsKnown(a) && a.Value == 0 {
 		return b
 	}
-	if isKnown(b) && b.Value == 0 {
+	if IsKnown(b) && b.Value == 0 {
 		return a
 	}
-	if isKnown(b) || b.Param != "" && b.Param[0] != '(' && isKnown(a) {
-		if isKnown(a) {
+	if IsKnown(b) || b.Param != "" && b.Param[0] != '(' && IsKnown(a) {
+		if IsKnown(a) {
 			a, b = b, a
 		}
 		if b.Value < 0 {
@@ -139,16 +157,40 @@ func dimAdd(a, b graph.Dim) graph.Dim {
 	return graph.Dim{Value: -1, Param: "(" + a.String() + "+" + b.String() + ")"}
 }
 
-func product(shape []graph.Dim) graph.Dim {
-	p := known(1)
+// DimSub subtracts known dims; x-0 is x; anything else is unknown.
+func DimSub(x, y graph.Dim) graph.Dim {
+	switch {
+	case IsKnown(x) && IsKnown(y):
+		return Known(x.Value - y.Value)
+	case IsKnown(y) && y.Value == 0:
+		return x
+	}
+	return unknownDim
+}
+
+// CountsDiffer reports element counts that differ for every non-empty
+// tensor: a symbolic product a and a product b of the same symbols with
+// another coefficient (N*6 elements cannot become N*12).
+func CountsDiffer(a, b graph.Dim) bool {
+	ma, ok1 := monoOf(a)
+	if !ok1 || IsKnown(a) {
+		return false
+	}
+	mb, ok2 := monoOf(b)
+	return ok2 && slices.Equal(ma.names, mb.names) && ma.coef != mb.coef
+}
+
+// Product is the number of elements of a shape.
+func Product(shape []graph.Dim) graph.Dim {
+	p := Known(1)
 	for _, d := range shape {
-		p = dimMul(p, d)
+		p = DimMul(p, d)
 	}
 	return p
 }
 
 func sameDim(a, b graph.Dim) bool {
-	if isUnknown(a) || isUnknown(b) {
+	if IsUnknown(a) || IsUnknown(b) {
 		return false
 	}
 	return a.String() == b.String()
@@ -174,7 +216,7 @@ func abs(x int64) int64 {
 // when both are known, differ and neither is 1.
 func broadcastDims(a, b graph.Dim) (d graph.Dim, conflict bool) {
 	switch {
-	case isKnown(a) && isKnown(b):
+	case IsKnown(a) && IsKnown(b):
 		if a.Value == b.Value || b.Value == 1 {
 			return a, false
 		}
@@ -182,25 +224,43 @@ func broadcastDims(a, b graph.Dim) (d graph.Dim, conflict bool) {
 			return b, false
 		}
 		return unknownDim, true
-	case isKnown(a) && a.Value == 1:
+	case IsKnown(a) && a.Value == 1:
 		return b, false
-	case isKnown(b) && b.Value == 1:
+	case IsKnown(b) && b.Value == 1:
 		return a, false
-	case isKnown(a) && !isUnknown(b):
+	case IsKnown(a) && !IsUnknown(b):
 		return a, false // a symbolic dim broadcast with k ≠ 1 must be k
-	case isKnown(b) && !isUnknown(a):
+	case IsKnown(b) && !IsUnknown(a):
 		return b, false
 	case sameDim(a, b):
 		return a, false
-	case isKnown(a):
+	case IsKnown(a):
 		return a, false
-	case isKnown(b):
+	case IsKnown(b):
 		return b, false
 	}
 	return unknownDim, false
 }
 
-func shapeString(s []graph.Dim) string {
+// Merge keeps what two shapes agree on (nil when the ranks differ or a
+// shape is unknown).
+func Merge(a, b []graph.Dim) []graph.Dim {
+	if a == nil || b == nil || len(a) != len(b) {
+		return nil
+	}
+	out := make([]graph.Dim, len(a))
+	for i := range a {
+		if sameDim(a[i], b[i]) {
+			out[i] = a[i]
+		} else {
+			out[i] = unknownDim
+		}
+	}
+	return out
+}
+
+// ShapeString renders a shape for messages: [N,3,224,224], [?] when unknown.
+func ShapeString(s []graph.Dim) string {
 	if s == nil {
 		return "[?]"
 	}

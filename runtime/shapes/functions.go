@@ -16,14 +16,14 @@ func funcKey(domain, name, overload string) string {
 }
 
 // call infers a function call; false when the node is not one.
-func (in *inferrer) call(c *nodeCtx, depth int) bool {
+func (in *inferrer) call(c *Ctx, depth int) bool {
 	f := in.functions[funcKey(c.p.GetDomain(), c.p.GetOpType(), c.p.GetOverload())]
 	if f == nil {
 		return false
 	}
 	if depth > 16 {
 		for i := range c.outs {
-			c.set(i, nil, "functions nested too deeply")
+			c.Set(i, nil, "functions nested too deeply")
 		}
 		return true
 	}
@@ -35,7 +35,7 @@ func (in *inferrer) call(c *nodeCtx, depth int) bool {
 		}
 	}
 	for i, name := range f.GetInput() {
-		if c.has(i) && c.ins[i] != nil {
+		if c.Has(i) && c.ins[i] != nil {
 			sub.res.Values[name] = c.ins[i]
 		}
 	}

@@ -11,135 +11,6 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// nodeCtx is one node being inferred.
-type nodeCtx struct {
-	in      *inferrer
-	p       *pb.NodeProto
-	name    string
-	index   int
-	version int // since_version of the schema the opset selects (0: unknown)
-	sch     *schema.Schema
-	ins     []*Info // nil for an omitted or unknown input
-	outs    []*Info
-	attrs   map[string]*pb.AttributeProto
-}
-
-func (c *nodeCtx) input(i int) *Info {
-	if i < len(c.ins) {
-		return c.ins[i]
-	}
-	return nil
-}
-
-func (c *nodeCtx) has(i int) bool { return i < len(c.p.GetInput()) && c.p.GetInput()[i] != "" }
-
-// shape returns input i's shape, or nil when its rank is unknown.
-func (c *nodeCtx) shape(i int) []graph.Dim {
-	if x := c.input(i); x.ShapeKnown() {
-		return x.Type.Shape
-	}
-	return nil
-}
-
-func (c *nodeCtx) problem(code, format string, args ...any) {
-	c.in.problem(c, code, "", format, args...)
-}
-
-// set gives output i a shape (nil: unknown rank, with why).
-func (c *nodeCtx) set(i int, shape []graph.Dim, why string) {
-	if i >= len(c.outs) || c.outs[i] == nil {
-		return
-	}
-	o := c.outs[i]
-	if o.Type.Kind == graph.KindUnknown {
-		o.Type.Kind = graph.KindTensor
-	}
-	o.Type.Shape = shape
-	if shape == nil && why != "" {
-		o.Why = why
-	}
-}
-
-func (c *nodeCtx) setElem(i int, dt tensor.DType) {
-	if i < len(c.outs) && c.outs[i] != nil {
-		c.outs[i].Type.Kind = graph.KindTensor
-		c.outs[i].Type.Elem = dt
-	}
-}
-
-func (c *nodeCtx) attrInt(name string, def int64) int64 {
-	if a := c.attrs[name]; a != nil {
-		return a.GetI()
-	}
-	return def
-}
-
-func (c *nodeCtx) attrInts(name string) ([]int64, bool) {
-	a := c.attrs[name]
-	if a == nil {
-		return nil, false
-	}
-	return a.GetInts(), true
-}
-
-func (c *nodeCtx) attrString(name, def string) string {
-	if a := c.attrs[name]; a != nil {
-		return string(a.GetS())
-	}
-	return def
-}
-
-// ints returns the value of a constant integer input.
-func (c *nodeCtx) ints(i int) ([]int64, bool) {
-	x := c.input(i)
-	if x == nil {
-		return nil, false
-	}
-	if x.Const != nil {
-		v, err := x.Const.Int64s()
-		return v, err == nil
-	}
-	if x.Sym != nil {
-		out := make([]int64, len(x.Sym))
-		for j, d := range x.Sym {
-			if !isKnown(d) {
-				return nil, false
-			}
-			out[j] = d.Value
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// sym returns the symbolic elements of an integer input (constant or Shape-derived).
-func (c *nodeCtx) sym(i int) ([]graph.Dim, bool) {
-	x := c.input(i)
-	if x == nil {
-		return nil, false
-	}
-	return symOf(x)
-}
-
-func symOf(x *Info) ([]graph.Dim, bool) {
-	if x.Sym != nil {
-		return x.Sym, true
-	}
-	if x.Const != nil && x.Const.Len() <= 64 {
-		if v, err := x.Const.Int64s(); err == nil {
-			out := make([]graph.Dim, len(v))
-			for j, n := range v {
-				out[j] = known(n)
-				if n < 0 {
-					out[j] = graph.Dim{Value: n} // kept: -1 and 0 mean something to Reshape
-				}
-			}
-			return out, true
-		}
-	}
-	return nil, false
-}
-
 func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.Type, depth int) {
 	vals := in.res.Values
 	name := p.GetName()
@@ -147,7 +18,7 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 		name = p.GetOpType() + "#" + strconv.Itoa(index)
 	}
 	domain := op.CanonicalDomain(p.GetDomain())
-	c := &nodeCtx{in: in, p: p, name: name, index: index, attrs: map[string]*pb.AttributeProto{}}
+	c := &Ctx{in: in, p: p, name: name, index: index, attrs: map[string]*pb.AttributeProto{}}
 	if opset, ok := in.opsets[domain]; ok {
 		if s := schema.Resolve(domain, p.GetOpType(), opset); s != nil {
 			c.sch, c.version = s, s.Version
@@ -179,12 +50,12 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 	if in.call(c, depth) {
 		// a model-local function: its body gave the outputs
 	} else if c.propagateTypes(); !in.fold(c) {
-		if rule, ok := rules[p.GetOpType()]; ok && domain == "" && c.version > 0 {
+		if rule := rules[key(domain, p.GetOpType())]; rule != nil && c.version > 0 {
 			func() {
 				defer func() {
 					if r := recover(); r != nil {
 						for i := range c.outs {
-							c.set(i, nil, fmt.Sprintf("%s inference failed: %v", p.GetOpType(), r))
+							c.Set(i, nil, fmt.Sprintf("%s inference failed: %v", p.GetOpType(), r))
 						}
 					}
 				}()
@@ -209,7 +80,7 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 		if o.Type.Kind == graph.KindTensor && o.Type.Shape == nil && o.Why == "" {
 			o.Why = "unknown input shapes"
 			for j, x := range c.ins {
-				if c.has(j) && !x.ShapeKnown() {
+				if c.Has(j) && !x.ShapeKnown() {
 					o.Why = fmt.Sprintf("the shape of input %q is unknown", p.GetInput()[j])
 					break
 				}
@@ -229,7 +100,7 @@ func qualified(domain, opType string) string {
 // reconcile compares an inferred type with a declared one (value_info or
 // graph output): a contradiction is a problem, and what the declaration adds
 // (a rank, a dim, a symbolic name) is kept.
-func (in *inferrer) reconcile(c *nodeCtx, name string, o *Info, d graph.Type) {
+func (in *inferrer) reconcile(c *Ctx, name string, o *Info, d graph.Type) {
 	if d.Kind == graph.KindUnknown {
 		return
 	}
@@ -257,7 +128,7 @@ func (in *inferrer) reconcile(c *nodeCtx, name string, o *Info, d graph.Type) {
 			return
 		}
 		if len(d.Shape) != len(o.Type.Shape) {
-			in.problem(c, "SHAPE_MISMATCH", name, "declared shape %s, inferred %s", shapeString(d.Shape), shapeString(o.Type.Shape))
+			in.problem(c, "SHAPE_MISMATCH", name, "declared shape %s, inferred %s", ShapeString(d.Shape), ShapeString(o.Type.Shape))
 			return
 		}
 		merged := make([]graph.Dim, len(d.Shape))
@@ -265,10 +136,10 @@ func (in *inferrer) reconcile(c *nodeCtx, name string, o *Info, d graph.Type) {
 			a, b := o.Type.Shape[i], d.Shape[i]
 			merged[i] = a
 			switch {
-			case isKnown(a) && isKnown(b) && a.Value != b.Value:
-				in.problem(c, "SHAPE_MISMATCH", name, "declared shape %s, inferred %s (axis %d)", shapeString(d.Shape), shapeString(o.Type.Shape), i)
+			case IsKnown(a) && IsKnown(b) && a.Value != b.Value:
+				in.problem(c, "SHAPE_MISMATCH", name, "declared shape %s, inferred %s (axis %d)", ShapeString(d.Shape), ShapeString(o.Type.Shape), i)
 				return
-			case isUnknown(a) || (!isKnown(a) && isKnown(b)):
+			case IsUnknown(a) || (!IsKnown(a) && IsKnown(b)):
 				merged[i] = b
 			}
 		}
@@ -278,7 +149,7 @@ func (in *inferrer) reconcile(c *nodeCtx, name string, o *Info, d graph.Type) {
 
 // propagateTypes binds the schema's type variables from the inputs and gives
 // each output the type its parameter names.
-func (c *nodeCtx) propagateTypes() {
+func (c *Ctx) propagateTypes() {
 	if c.sch == nil {
 		return
 	}
@@ -313,21 +184,19 @@ func (c *nodeCtx) propagateTypes() {
 	}
 }
 
-// noFold lists ops whose value must not be computed ahead: random draws.
-var noFold = map[string]bool{
-	"RandomNormal": true, "RandomNormalLike": true, "RandomUniform": true, "RandomUniformLike": true,
-	"Bernoulli": true, "Multinomial": true, "Dropout": true,
-}
-
 // fold computes a node whose inputs are all constant (and small) with gort's
 // own kernel; its outputs become constants with exact shapes.
-func (in *inferrer) fold(c *nodeCtx) bool {
-	if noFold[c.p.GetOpType()] || c.version == 0 {
+func (in *inferrer) fold(c *Ctx) bool {
+	if c.version == 0 {
+		return false
+	}
+	domain := op.CanonicalDomain(c.p.GetDomain())
+	if skip := noFold[opKey{domain, c.p.GetOpType()}]; skip != nil && skip(c) {
 		return false
 	}
 	total := 0
 	for i, x := range c.ins {
-		if !c.has(i) {
+		if !c.Has(i) {
 			continue
 		}
 		if x == nil || x.Const == nil {
@@ -341,10 +210,6 @@ func (in *inferrer) fold(c *nodeCtx) bool {
 		}
 	}
 	if total > in.opts.MaxFoldElements {
-		return false
-	}
-	domain := op.CanonicalDomain(c.p.GetDomain())
-	if domain == "" && c.p.GetOpType() == "ConstantOfShape" && tooBigToFill(c.ins, in.opts.MaxFoldElements) {
 		return false
 	}
 	res := in.opts.Registry.Resolve(domain, c.p.GetOpType(), in.opsets[domain])
@@ -371,38 +236,11 @@ func (in *inferrer) fold(c *nodeCtx) bool {
 		if c.outs[i] == nil || t == nil {
 			continue
 		}
-		c.outs[i].Type = graph.Type{Kind: graph.KindTensor, Elem: t.DType(), Shape: dimsOf(int64s(t.Shape()))}
+		c.outs[i].Type = graph.Type{Kind: graph.KindTensor, Elem: t.DType(), Shape: Dims(int64s(t.Shape()))}
 		c.outs[i].Const = t
 		c.outs[i].Why = ""
 	}
 	return true
-}
-
-// tooBigToFill reports a ConstantOfShape whose shape input asks for more than
-// limit elements. Such nodes (a model's weights built at run time) are common,
-// and running the kernel only to have it refuse the allocation would build,
-// and drop, a formatted "exceeds the memory budget" error per node at load.
-// Anything it cannot read is left to the kernel, which decides as before.
-func tooBigToFill(ins []*Info, limit int) bool {
-	if len(ins) < 1 || ins[0] == nil || ins[0].Const == nil || ins[0].Const.DType() != tensor.Int64 {
-		return false
-	}
-	dims, err := ins[0].Const.Int64s()
-	if err != nil {
-		return false
-	}
-	n := int64(1)
-	for _, d := range dims {
-		if d <= 0 {
-			return false // an empty or invalid shape: the kernel decides
-		}
-		if n > int64(limit)/d {
-			n = int64(limit) + 1
-			continue
-		}
-		n *= d
-	}
-	return n > int64(limit)
 }
 
 func int64s(s []int) []int64 {
@@ -461,7 +299,7 @@ func runKernel(b op.Builder, n *op.Node, ins []*Info) (outs []*tensor.Tensor, ok
 
 // subgraph infers a graph attribute. The inputs of Loop and Scan bodies get
 // the types the node implies where the body leaves them undeclared.
-func (in *inferrer) subgraph(c *nodeCtx, attr string, g *pb.GraphProto, depth int) {
+func (in *inferrer) subgraph(c *Ctx, attr string, g *pb.GraphProto, depth int) {
 	in.presetBody(c, attr, g)
 	in.graph(g, depth+1)
 }

@@ -8,6 +8,13 @@
 // disagrees with its input's channels, a Reshape that changes the element
 // count, a declared value_info that disagrees) are reported as Problems; the
 // checker (runtime/check) turns them into findings.
+//
+// The package names no op. Each op binds its Rule with Register in its own
+// file under ops/ (beside op.Register), so inference knows only the ops a
+// program imports (the module root package gort imports them all); what is
+// here is the engine, the Ctx a rule reads and writes, the dim algebra
+// (Known, DimMul, Product, …) and the rules several ops share
+// (SameAsInput0, BroadcastAll, MatMul, Conv, Pool, Reduce, …).
 package shapes
 
 import (
@@ -141,7 +148,7 @@ func shapeOf(s *pb.TensorShapeProto) []graph.Dim {
 		case d.GetDimParam() != "":
 			out[i] = graph.Dim{Value: -1, Param: d.GetDimParam()}
 		case d.GetDimValue() > 0 || (d.GetDimValue() == 0 && isValueSet(d)):
-			out[i] = known(d.GetDimValue())
+			out[i] = Known(d.GetDimValue())
 		default:
 			out[i] = unknownDim
 		}
@@ -154,8 +161,6 @@ func isValueSet(d *pb.TensorShapeProto_Dimension) bool {
 	_, ok := d.GetValue().(*pb.TensorShapeProto_Dimension_DimValue)
 	return ok
 }
-
-func typeDType(e int32) tensor.DType { return tensor.DType(e) }
 
 // TypeString renders a type in the spec's notation: tensor(float), seq(tensor(int64)), …
 func TypeString(t graph.Type) string {
@@ -256,7 +261,7 @@ func (in *inferrer) graph(g *pb.GraphProto, depth int) {
 		vals[vi.GetName()] = info
 	}
 	for _, tp := range g.GetInitializer() {
-		info := &Info{Type: graph.Type{Kind: graph.KindTensor, Elem: tensor.DType(tp.GetDataType()), Shape: dimsOf(tp.GetDims())}}
+		info := &Info{Type: graph.Type{Kind: graph.KindTensor, Elem: tensor.DType(tp.GetDataType()), Shape: Dims(tp.GetDims())}}
 		if n, ok := tensor.Size(intsOf(tp.GetDims())); ok && n <= in.opts.MaxFoldElements && tp.GetDataLocation() != pb.TensorProto_EXTERNAL {
 			if t, err := protoconv.Tensor(tp, 1<<24); err == nil {
 				info.Const = t
@@ -265,17 +270,18 @@ func (in *inferrer) graph(g *pb.GraphProto, depth int) {
 		vals[tp.GetName()] = info
 	}
 	for _, sp := range g.GetSparseInitializer() {
-		vals[sp.GetValues().GetName()] = &Info{Type: graph.Type{Kind: graph.KindTensor, Elem: tensor.DType(sp.GetValues().GetDataType()), Shape: dimsOf(sp.GetDims())}}
+		vals[sp.GetValues().GetName()] = &Info{Type: graph.Type{Kind: graph.KindTensor, Elem: tensor.DType(sp.GetValues().GetDataType()), Shape: Dims(sp.GetDims())}}
 	}
 	for i, n := range g.GetNode() {
 		in.node(n, i, declared, depth)
 	}
 }
 
-func dimsOf(ds []int64) []graph.Dim {
+// Dims is the shape of known dims.
+func Dims(ds []int64) []graph.Dim {
 	out := make([]graph.Dim, len(ds))
 	for i, d := range ds {
-		out[i] = known(d)
+		out[i] = Known(d)
 	}
 	return out
 }
@@ -288,6 +294,6 @@ func intsOf(ds []int64) []int {
 	return out
 }
 
-func (in *inferrer) problem(c *nodeCtx, code, tensorName, format string, args ...any) {
+func (in *inferrer) problem(c *Ctx, code, tensorName, format string, args ...any) {
 	in.res.Problems = append(in.res.Problems, Problem{Code: code, Node: c.name, NodeIndex: c.index, Op: c.p.GetOpType(), Tensor: tensorName, Msg: fmt.Sprintf(format, args...)})
 }
