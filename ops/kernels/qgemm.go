@@ -14,11 +14,19 @@ package kernels
 type Quant interface{ ~int8 | ~uint8 }
 
 // GemmI16 adds A·B to C: C (m×n, row stride ldc) += A (m×k, lda) ·
-// B (k×n, ldb), in int32.
+// B (k×n, ldb), in int32. The SIMD build (qgemm_simd.go) computes 4×8
+// tiles with widening multiplies; both give gemmI16Scalar's bits, since
+// integer sums do not depend on their order.
 func GemmI16(m, n, k int, a []int16, lda int, b []int16, ldb int, c []int32, ldc int) {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return
 	}
+	gemmI16(m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmI16Scalar is GemmI16 one product at a time (the scalar build's,
+// and the reference of the SIMD one's tests).
+func gemmI16Scalar(m, n, k int, a []int16, lda int, b []int16, ldb int, c []int32, ldc int) {
 	for i := range m {
 		crow := c[i*ldc : i*ldc+n]
 		arow := a[i*lda : i*lda+k]
