@@ -11,6 +11,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -256,7 +257,8 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := s.checkFeeds(feeds); err != nil {
+	feeds, err = s.checkFeeds(feeds)
+	if err != nil {
 		return nil, err
 	}
 	if len(outputs) == 0 {
@@ -316,8 +318,10 @@ func (s *Session) inputNames() []string {
 
 // checkFeeds validates feeds against the declared inputs before anything runs:
 // unknown names, missing inputs, kind, dtype, rank, fixed dims, and symbolic
-// dims bound consistently across inputs.
-func (s *Session) checkFeeds(feeds map[string]tensor.Value) error {
+// dims bound consistently across inputs. It returns the feeds the run
+// takes: the caller's, or a copy where a one-element tensor fed for a
+// scalar input is viewed as the scalar (see checkValue).
+func (s *Session) checkFeeds(feeds map[string]tensor.Value) (map[string]tensor.Value, error) {
 	names := make([]string, 0, len(feeds))
 	for k := range feeds {
 		names = append(names, k)
@@ -325,26 +329,34 @@ func (s *Session) checkFeeds(feeds map[string]tensor.Value) error {
 	sort.Strings(names)
 	for _, name := range names {
 		if _, ok := s.inputByName[name]; !ok {
-			return errs.New(errs.InvalidFeed, "the model has no input of this name; its inputs are %v", s.inputNames()).WithTensor(name)
+			return nil, errs.New(errs.InvalidFeed, "the model has no input of this name; its inputs are %v", s.inputNames()).WithTensor(name)
 		}
 		if isNil(feeds[name]) {
-			return errs.New(errs.InvalidFeed, "feed is nil").WithTensor(name)
+			return nil, errs.New(errs.InvalidFeed, "feed is nil").WithTensor(name)
 		}
 	}
 	for _, in := range s.inputs {
 		if _, ok := feeds[in.Name]; !ok {
-			return errs.New(errs.InvalidFeed, "missing input (expected %s)", in.Type).WithTensor(in.Name)
+			return nil, errs.New(errs.InvalidFeed, "missing input (expected %s)", in.Type).WithTensor(in.Name)
 		}
 	}
 	bound := map[string]int{}
 	boundBy := map[string]string{}
+	out, copied := feeds, false
 	for _, name := range names {
 		info := s.inputByName[name]
-		if err := checkValue(info, feeds[name], bound, boundBy); err != nil {
-			return err
+		v, err := checkValue(info, feeds[name], bound, boundBy)
+		if err != nil {
+			return nil, err
+		}
+		if v != feeds[name] {
+			if !copied {
+				out, copied = maps.Clone(feeds), true
+			}
+			out[name] = v
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // isNil reports whether v is nil or a nil pointer in an interface (a typed
@@ -363,10 +375,17 @@ func isNil(v tensor.Value) bool {
 	return false
 }
 
-func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[string]string) error {
+// checkValue checks one feed against its input's declared type and
+// returns the value the run takes: v itself, or, for an input declared as
+// a scalar, a one-element tensor of another rank viewed as the scalar.
+// onnxruntime checks the shape only of inputs of rank > 0, and libraries
+// written against it rely on that (a voice-activity detector feeds its
+// scalar sample rate as a tensor of shape [1]); with one element the data
+// is unambiguous, and the model then sees the scalar it declares.
+func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[string]string) (tensor.Value, error) {
 	want := info.Type
-	fail := func(format string, args ...any) error {
-		return errs.New(errs.InvalidFeed, format, args...).WithTensor(info.Name)
+	fail := func(format string, args ...any) (tensor.Value, error) {
+		return nil, errs.New(errs.InvalidFeed, format, args...).WithTensor(info.Name)
 	}
 	switch want.Kind {
 	case graph.KindTensor:
@@ -379,7 +398,10 @@ func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[s
 			return fail("expected element type %s, got %s", want.Elem, t.DType())
 		}
 		if want.Shape == nil {
-			return nil
+			return v, nil
+		}
+		if tt, ok := v.(*tensor.Tensor); ok && len(want.Shape) == 0 && len(t.Shape()) > 0 && tt.Len() == 1 {
+			return tt.Reshaped([]int{}), nil
 		}
 		if len(t.Shape()) != len(want.Shape) {
 			return fail("expected rank %d (shape %s), got shape %v", len(want.Shape), want, t.Shape())
@@ -405,7 +427,7 @@ func checkValue(info IOInfo, v tensor.Value, bound map[string]int, boundBy map[s
 			return fail("expected an optional, got %T", v)
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // shaped is what *tensor.Tensor and tensor.Remote share.

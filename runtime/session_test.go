@@ -202,7 +202,7 @@ func TestFeedValidation(t *testing.T) {
 		{"missing input", func(f map[string]tensor.Value) { delete(f, "i") }, "i", "missing input (expected int64[?])"},
 		{"wrong dtype", func(f map[string]tensor.Value) { f["x"] = tensor.Of([]int{2}, []float64{1, 2}) }, "x", "expected element type float32, got float64"},
 		{"wrong rank", func(f map[string]tensor.Value) { f["x"] = f32([]int{1, 2}, 1, 2) }, "x", "expected rank 1"},
-		{"wrong rank scalar", func(f map[string]tensor.Value) { f["any"] = f32([]int{1}, 1) }, "any", "expected rank 0"},
+		{"wrong rank scalar", func(f map[string]tensor.Value) { f["any"] = f32([]int{2}, 1, 2) }, "any", "expected rank 0"},
 		{"wrong fixed dim", func(f map[string]tensor.Value) { f["x"] = f32([]int{3}, 1, 2, 3) }, "x", "dim 0 must be 2"},
 		{"nil", func(f map[string]tensor.Value) { f["x"] = nil }, "x", "nil"},
 		{"typed nil", func(f map[string]tensor.Value) { f["x"] = nilTensor }, "x", "nil"},
@@ -216,6 +216,24 @@ func TestFeedValidation(t *testing.T) {
 			_, err := s.Run(ctx, f)
 			wantErr(t, err, errs.InvalidFeed, "", c.tensor, c.msg)
 		})
+	}
+	// A one-element tensor of any rank fed for a scalar input is taken as
+	// the scalar (onnxruntime checks the shape of rank-0 inputs not at
+	// all); the caller's map and tensor are left as they were.
+	for _, shape := range [][]int{{1}, {1, 1, 1}} {
+		f := good()
+		one := f32(shape, 7)
+		f["any"] = one
+		res, err := s.Run(ctx, f)
+		if err != nil {
+			t.Fatalf("one-element feed of shape %v for a scalar: %v", shape, err)
+		}
+		if z := res["z"].(*tensor.Tensor); len(z.Shape()) != 0 || z.F32()[0] != 7 {
+			t.Errorf("feed of shape %v: z = %v%v, want the scalar 7", shape, z.Shape(), z.F32())
+		}
+		if f["any"] != one || !reflect.DeepEqual(one.Shape(), shape) {
+			t.Errorf("feed of shape %v: the caller's feeds were changed", shape)
+		}
 	}
 	_, err := s.Run(ctx, good(), "y", "nope")
 	wantErr(t, err, errs.InvalidArgument, "", "nope", "unknown output", "[y j z]")

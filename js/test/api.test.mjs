@@ -446,6 +446,15 @@ test('feeds are validated before running (GORT_INVALID_FEED names the input)', a
   await s.release();
 });
 
+test('a one-element tensor fed for a scalar input is taken as the scalar, as onnxruntime takes it (a VAD library feeds its sample rate so)', async () => {
+  const s = await InferenceSession.create(identity('int64', []));
+  const { y } = await s.run({ x: new Tensor('int64', new BigInt64Array([16000n]), [1]) });
+  assert.deepEqual(y.dims, []);
+  assert.equal(y.data[0], 16000n);
+  await rejectsWith(s.run({ x: new Tensor('int64', new BigInt64Array(2), [2]) }), ErrorCode.INVALID_FEED, /"x": expected rank 0/);
+  await s.release();
+});
+
 test('GORT_BAD_MODEL for bytes that are not a model', async () => {
   await rejectsWith(InferenceSession.create(new Uint8Array([1, 2, 3, 4, 5])), ErrorCode.BAD_MODEL);
   await rejectsWith(InferenceSession.create(new Uint8Array(0)), ErrorCode.BAD_MODEL);
