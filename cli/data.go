@@ -26,12 +26,14 @@ type dataFlags struct {
 	data     *string
 	inputs   multi
 	expected multi
+	dims     multi
 }
 
 func addDataFlags(f *cmdFlags, withExpected bool) *dataFlags {
 	d := &dataFlags{}
 	d.data = f.String("data", "", "a test_data_set_* folder: input_<i>.pb feed the inputs"+map[bool]string{true: ", output_<i>.pb are the expected outputs", false: ""}[withExpected])
-	f.Var(&d.inputs, "inputs", "inputs from a file: .npz (arrays named as the inputs, or arr_0… in order), .npy or .pb (one input),\n.json ({\"name\": {\"type\": \"float32\", \"dims\": [..], \"data\": [..]}} or {\"name\": nested arrays});\nNAME=FILE feeds one input; repeatable. Inputs not given are random (symbolic dims = 1)")
+	f.Var(&d.inputs, "inputs", "inputs from a file: .npz (arrays named as the inputs, or arr_0… in order), .npy or .pb (one input),\n.json ({\"name\": {\"type\": \"float32\", \"dims\": [..], \"data\": [..]}} or {\"name\": nested arrays});\nNAME=FILE feeds one input; repeatable. Inputs not given are random (symbolic dims = 1, or as --dim sets them)")
+	f.Var(&d.dims, "dim", "NAME=VALUE: the size of symbolic dim NAME in random inputs (default 1); repeatable")
 	if withExpected {
 		f.Var(&d.expected, "expected", "expected outputs, in the same formats as --inputs; repeatable")
 	}
@@ -309,11 +311,15 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 			feeds[k] = v
 		}
 	}
+	dims, err := parseDims(d.dims)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, in := range s.Inputs() {
 		if _, ok := feeds[in.Name]; ok {
 			continue
 		}
-		t, err := randomTensor(in)
+		t, err := randomTensor(in, dims)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -371,8 +377,23 @@ func kindOf(t graph.Type) protoconv.ValueKind {
 	return protoconv.TensorValue
 }
 
-// randomTensor makes a feed for a declared input: symbolic or unknown dims become 1.
-func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
+// parseDims reads the --dim NAME=VALUE arguments.
+func parseDims(args []string) (map[string]int, error) {
+	dims := map[string]int{}
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || name == "" || err != nil || n < 0 {
+			return nil, fmt.Errorf("--dim %s: want NAME=VALUE with a size of 0 or more", a)
+		}
+		dims[name] = n
+	}
+	return dims, nil
+}
+
+// randomTensor makes a feed for a declared input: a symbolic dim takes
+// its size in dims, or 1; an unknown dim 1.
+func randomTensor(in runtime.IOInfo, dims map[string]int) (*tensor.Tensor, error) {
 	if in.Type.Kind != graph.KindTensor {
 		return nil, fmt.Errorf("input %q is a %s; random feeds are only made for tensors", in.Name, in.Type.Kind)
 	}
@@ -381,6 +402,8 @@ func randomTensor(in runtime.IOInfo) (*tensor.Tensor, error) {
 		shape[i] = 1
 		if d.Known() {
 			shape[i] = int(d.Value)
+		} else if n, ok := dims[d.Param]; ok && d.Param != "" {
+			shape[i] = n
 		}
 	}
 	if n, ok := tensor.Size(shape); !ok || n > 1<<28 {

@@ -272,3 +272,30 @@ func TestCheckExternalData(t *testing.T) {
 		t.Errorf("--no-external: %d\n%s", code, out)
 	}
 }
+
+// TestRunDims: --dim sets a symbolic dim of the random inputs (default 1);
+// a malformed one is a usage error naming it.
+func TestRunDims(t *testing.T) {
+	dir := t.TempDir()
+	p := model(t, dir, func(g *pb.GraphProto) {
+		for _, v := range []*pb.ValueInfoProto{g.Input[0], g.Output[0]} {
+			v.GetType().GetTensorType().GetShape().Dim[0] = &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: "N"}}
+		}
+	})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "float32[1 3]"},
+		{[]string{"--dim", "N=4"}, "float32[4 3]"},
+		{[]string{"--dim", "M=4"}, "float32[1 3]"},
+	} {
+		out, errs, code := gort(append([]string{"run", p}, c.args...)...)
+		if code != 0 || !strings.Contains(out+errs, "input x: random "+c.want) {
+			t.Errorf("run %v: exit %d, want the random input %s:\n%s%s", c.args, code, c.want, out, errs)
+		}
+	}
+	if _, errs, code := gort("run", p, "--dim", "N=four"); code == 0 || !strings.Contains(errs, "--dim N=four") {
+		t.Errorf("--dim N=four: exit %d, %q", code, errs)
+	}
+}
