@@ -13,13 +13,25 @@ WASM_EXEC = $(GOROOT_WASM)/go_js_wasm_exec
 PROTOC_GEN_GO_VERSION = v1.36.12
 BENCH_MODEL ?= testdata/bench/test_squeezenet
 
-.PHONY: all build run demo test test-go test-wasm test-webgpu test-js test-diff test-demo conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
+.PHONY: all build package run demo test test-go test-wasm test-webgpu test-js test-diff test-demo conformance manifest bench bench-go generate proto check wasm js fuzz check-generated
 
 all: build
 
 build:
 	$(GO) build ./...
 	bash js/build.sh
+
+# The npm package as a tarball, built from scratch: dist/gort-<version>.tgz (ignored by git), to install with
+# `npm install ./dist/gort-<version>.tgz`. Fails when the tarball lacks a file the package needs.
+package:
+	bash js/build.sh
+	mkdir -p dist
+	rm -f dist/gort-*.tgz
+	cd js && npm pack --silent --pack-destination ../dist >/dev/null
+	@tgz=$$(ls dist/gort-*.tgz) && contents=$$(tar -tzf $$tgz) && \
+	for f in gort.wasm gort-cli.wasm gort.mjs gort.js gort.cjs gort.worker.mjs wasm_exec.js index.d.ts; do \
+		grep -qx "package/dist/$$f" <<<"$$contents" || { echo "$$tgz lacks dist/$$f"; exit 1; }; \
+	done && echo "$$tgz ($$(du -k $$tgz | cut -f1) KB): npm install ./$$tgz"
 
 # The main job: run a bundled network natively and check its output.
 run:

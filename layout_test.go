@@ -22,14 +22,14 @@ import (
 	"github.com/gort-dev/gort/runtime/shapes"
 )
 
-// TestLayout holds the Layout section of README.md to the source tree: its
+// TestLayout holds the Layout section of docs/architecture.md to the source tree: its
 // package table lists every Go package directory of the module and no
 // other, and its table of import rules names exactly the packages that
 // import syscall/js (in code, and in tests only) and the packages under
 // runtime/ that import the operators. Imports are read from every .go file
 // whatever its build constraints, so the GOOS=js files count too; and every
 // file importing syscall/js must be one that only GOOS=js builds, as the
-// README says.
+// document says.
 func TestLayout(t *testing.T) {
 	module := modulePath(t)
 	pkgs := scanPackages(t)
@@ -38,12 +38,12 @@ func TestLayout(t *testing.T) {
 	t.Run("table", func(t *testing.T) {
 		for _, dir := range sortedKeys(pkgs) {
 			if !table[dir] {
-				t.Errorf("README.md Layout table: package %s (%s) is missing", dir, strings.Join(pkgs[dir].files, ", "))
+				t.Errorf(layoutDoc+" Layout table: package %s (%s) is missing", dir, strings.Join(pkgs[dir].files, ", "))
 			}
 		}
 		for _, dir := range sortedKeys(table) {
 			if _, ok := pkgs[dir]; !ok {
-				t.Errorf("README.md Layout table lists %s, which holds no Go package", dir)
+				t.Errorf(layoutDoc+" Layout table lists %s, which holds no Go package", dir)
 			}
 		}
 	})
@@ -83,23 +83,23 @@ func TestLayout(t *testing.T) {
 	})
 }
 
-// checkRule compares the packages README.md gives for a rule with the ones
+// checkRule compares the packages the layout document gives for a rule with the ones
 // found (directory → the files that make it so).
 func checkRule(t *testing.T, rules map[string]map[string]bool, rule string, found map[string][]string) {
 	t.Helper()
 	stated, ok := rules[rule]
 	if !ok {
-		t.Errorf("README.md Layout: no row %q in the import rules", rule)
+		t.Errorf(layoutDoc+" Layout: no row %q in the import rules", rule)
 		return
 	}
 	for _, dir := range sortedKeys(found) {
 		if !stated[dir] {
-			t.Errorf("README.md rule %q: %s is not listed (%s)", rule, dir, strings.Join(found[dir], ", "))
+			t.Errorf(layoutDoc+" rule %q: %s is not listed (%s)", rule, dir, strings.Join(found[dir], ", "))
 		}
 	}
 	for _, dir := range sortedKeys(stated) {
 		if _, ok := found[dir]; !ok {
-			t.Errorf("README.md rule %q lists %s, which does not", rule, dir)
+			t.Errorf(layoutDoc+" rule %q lists %s, which does not", rule, dir)
 		}
 	}
 }
@@ -194,20 +194,23 @@ func jsOnly(name string, comments []*ast.CommentGroup, pkg token.Pos) bool {
 	return false
 }
 
+// layoutDoc holds the package table and the import rules, under "## Layout".
+const layoutDoc = "docs/architecture.md"
+
 var (
 	backticked = regexp.MustCompile("`([^`]+)`")
 	parens     = regexp.MustCompile(`\([^()]*\)`)
 	pkgPath    = regexp.MustCompile(`^[a-z0-9_]+(/[a-z0-9_]+)*$`)
 )
 
-// readLayout parses the Layout section of README.md: the package table
+// readLayout parses the Layout section of layoutDoc: the package table
 // (header "| path | what |"; its first cell names packages in backticks,
 // a file such as `gort.go` standing for its directory, and text in
 // parentheses is commentary) and the import rules table (header
 // "| rule | packages | why |": the second cell names the packages).
 func readLayout(t *testing.T) (table map[string]bool, rules map[string]map[string]bool) {
 	t.Helper()
-	f, err := os.Open("README.md")
+	f, err := os.Open(layoutDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,14 +258,14 @@ func readLayout(t *testing.T) (table map[string]bool, rules map[string]map[strin
 			}
 			rules[cells[0]] = set
 		default:
-			t.Fatalf("README.md Layout: a table with the unknown header %q", header)
+			t.Fatalf(layoutDoc+" Layout: a table with the unknown header %q", header)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if len(table) == 0 || len(rules) == 0 {
-		t.Fatalf("README.md: no package table (%d rows) or no import rules (%d rows) under ## Layout", len(table), len(rules))
+		t.Fatalf(layoutDoc+": no package table (%d rows) or no import rules (%d rows) under ## Layout", len(table), len(rules))
 	}
 	return table, rules
 }
@@ -275,7 +278,7 @@ func packagesIn(t *testing.T, cell string) []string {
 	for _, m := range backticked.FindAllStringSubmatch(cell, -1) {
 		p := strings.TrimSuffix(m[1], "/")
 		if !pkgPath.MatchString(strings.TrimSuffix(p, ".go")) {
-			t.Errorf("README.md Layout: %q in a package cell is not a package path", m[1])
+			t.Errorf(layoutDoc+" Layout: %q in a package cell is not a package path", m[1])
 			continue
 		}
 		out = append(out, p)

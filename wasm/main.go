@@ -3,7 +3,7 @@
 // Command wasm is gort compiled to WebAssembly: the Go half of the npm package
 // in js/. It and wasm/jsval are the bridge the JS package calls; the only
 // other code that touches syscall/js is the WebGPU layer (runtime/gpu,
-// ops/webgpu), in its GOOS=js files (see README.md, Layout).
+// ops/webgpu), in its GOOS=js files (see docs/architecture.md, Layout).
 //
 // The JS loader starts it with argv ["gort", key]; main hands the bridge
 // object (the functions below) to globalThis[key] and then parks forever, so

@@ -8,7 +8,7 @@
 // element by element in WebAssembly. Go's loop, a trip per depth through
 // its dispatch table with its bounds checks, was a fifth of a grouped 1×1
 // convolution over few pixels (ShuffleNet's, whose weights the GEMM packs
-// on every run: Conv reads them in place, see README "Memory").
+// on every run: Conv reads them in place, see docs/architecture.md, "Memory").
 //
 // Locals: R0…R3 the four rows, R4 dst, R5 depths left; F0 alpha.
 
