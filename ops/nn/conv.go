@@ -157,7 +157,7 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return ctx.One(y), nil
-	})}, release, c.win}, nil
+	}), 1, 3}, release, c.win}, nil
 }
 
 // packWeights packs a constant float weight tensor for the GEMM, or returns

@@ -94,7 +94,7 @@ func buildConvTranspose(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return ctx.One(y), nil
-	})}, t.win}, nil
+	}), 1, 3}, t.win}, nil
 }
 
 // packWeights packs a constant float ConvTranspose weight tensor

@@ -22,10 +22,14 @@ type fusion struct {
 // fusingKernel is a kernel whose builder applied the node's fusion (or had
 // none to apply): the plan stage fuses only into kernels that say so
 // (op.FusingKernel).
-type fusingKernel struct{ op.KernelFunc }
+type fusingKernel struct {
+	op.KernelFunc
+	// weight and full are op.FusingKernel's FusionInputs.
+	weight, full int
+}
 
-// AppliesFusion implements op.FusingKernel.
-func (fusingKernel) AppliesFusion() bool { return true }
+// FusionInputs implements op.FusingKernel.
+func (k fusingKernel) FusionInputs() (weight, full int) { return k.weight, k.full }
 
 // attrsFusingKernel is a fusingKernel that exposes the attributes its
 // builder parsed (op.AttrsKernel).

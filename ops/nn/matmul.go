@@ -263,7 +263,7 @@ func buildMatMul(n *op.Node) (any, error) {
 			return nil, op.Errorf("MatMul does not support %s", a.DType())
 		}
 		return ctx.One(y), nil
-	})}}, nil
+	}), 1, 3}}, nil
 }
 
 // matMulKernel is MatMul's kernel. Besides the residual and activation
@@ -403,7 +403,7 @@ func buildGemm(n *op.Node) (any, error) {
 			return nil, op.Errorf("Gemm does not support %s", A.DType())
 		}
 		return ctx.One(y), nil
-	})}, GemmAttrs{Alpha: alpha, Beta: beta, TransA: transA, TransB: transB}}, nil
+	}), 1, 3}, GemmAttrs{Alpha: alpha, Beta: beta, TransA: transA, TransB: transB}}, nil
 }
 
 // gemmPlan is a Gemm's dims worked out from its input shapes: op(A) m×k,

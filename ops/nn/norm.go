@@ -255,7 +255,7 @@ func buildBatchNorm(n *op.Node) (any, error) {
 			out = append(out, sm, sv)
 		}
 		return out[:min(len(out), len(n.Outputs))], nil
-	})}, BatchNormAttrs{Epsilon: eps, Training: training}}, nil
+	}), 0, 5}, BatchNormAttrs{Epsilon: eps, Training: training}}, nil
 }
 
 func buildInstanceNorm(n *op.Node) (any, error) {

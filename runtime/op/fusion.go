@@ -48,8 +48,11 @@ func (n *Node) ConstInput(i int) *tensor.Tensor {
 }
 
 // FusingKernel is implemented by kernels that apply Node.Fused. The plan
-// stage fuses only into kernels that report true, so a builder that does not
-// know about fusion can never silently drop an activation.
+// stage fuses only into kernels that implement it, so a builder that does
+// not know about fusion can never silently drop an activation. The
+// kernel says where an epilogue attaches: weight is the input whose dtype
+// decides whether the float32 epilogue applies, full the number of input
+// slots of the op, after which the plan appends a fused residual.
 type FusingKernel interface {
-	AppliesFusion() bool
+	FusionInputs() (weight, full int)
 }

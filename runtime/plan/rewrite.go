@@ -466,40 +466,37 @@ func bnAffine(w *workGraph, bn *graph.Node) (s, shift []float64, ok bool) {
 	return s, shift, true
 }
 
-// fusable are the ops whose kernels take an epilogue (op.Fusion).
-// (BatchNormalization takes an activation but no residual: its builder
-// refuses one, which keeps such nodes apart.)
-var fusable = map[string]bool{"Conv": true, "ConvTranspose": true, "Gemm": true, "MatMul": true, "BatchNormalization": true}
-
-// weightInput is the input whose dtype decides whether a fusion applies
-// (the epilogues are float32).
-var weightInput = map[string]int{"Conv": 1, "ConvTranspose": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 0}
-
-// fullInputs is the op's input count before an appended residual.
-var fullInputs = map[string]int{"Conv": 3, "ConvTranspose": 3, "Gemm": 3, "MatMul": 3, "BatchNormalization": 5}
-
-// fuseActivations merges into a Conv/Gemm/MatMul the residual Add (or
-// two-input Sum) and the activation that follow it (either or both), when the kernel says it
-// applies the fusion (op.FusingKernel). A residual must have the output's
-// exact shape, as inferred; it becomes the node's last input, after the
-// op's optional inputs (padded with "").
+// fuseActivations merges into a node whose kernel applies an epilogue
+// (op.FusingKernel: Conv, ConvTranspose, Gemm, MatMul, BatchNormalization)
+// the residual Add (or two-input Sum) and the activation that follow it
+// (either or both). A residual must have the output's exact shape, as
+// inferred; it becomes the node's last input, after the op's optional
+// inputs (padded with "").
 func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
 	taken := map[*graph.Node]bool{} // nodes already absorbed by a fusion
 	idx := w.index()
 	for _, p := range w.nodes {
-		if drop[p] || p.Builder == nil || p.Domain != "" || !fusable[p.OpType] || p.Fused != nil || len(p.Outputs) != 1 || len(p.Inputs) > fullInputs[p.OpType] {
+		if drop[p] || p.Builder == nil || p.Domain != "" || p.Fused != nil || len(p.Outputs) != 1 {
 			continue
 		}
-		if w.dtypeOf(p.Inputs[weightInput[p.OpType]]) != tensor.Float {
+		out := p.Outputs[0]
+		next := w.soleReader(idx, out)
+		if next == nil || taken[next] {
+			continue
+		}
+		fk, ok := probeKernel(p, nil).(op.FusingKernel)
+		if !ok {
+			continue
+		}
+		weight, full := fk.FusionInputs()
+		if len(p.Inputs) > full || weight >= len(p.Inputs) || w.dtypeOf(p.Inputs[weight]) != tensor.Float {
 			continue
 		}
 		f := &op.Fusion{}
 		merged := *p
 		var absorbed []*graph.Node
 		at := p // the node whose position the merged one takes
-		out := p.Outputs[0]
-		next := w.soleReader(idx, out)
 		if add := next; add != nil && !taken[add] && residualAdd(add) {
 			other := add.Inputs[0]
 			if other == out {
@@ -507,7 +504,7 @@ func (c *compiler) fuseActivations(w *workGraph, rep *Report) {
 			}
 			if other != out && w.dtypeOf(other) == tensor.Float && w.sameKnownShape(other, out) {
 				f.Residual = true
-				merged.Inputs = append(slices.Clone(p.Inputs), make([]string, fullInputs[p.OpType]-len(p.Inputs))...)
+				merged.Inputs = append(slices.Clone(p.Inputs), make([]string, full-len(p.Inputs))...)
 				merged.Inputs = append(merged.Inputs, other)
 				merged.Reads = replaceUnique(append(slices.Clone(p.Reads), other), "", "")
 				absorbed = append(absorbed, add)
@@ -562,12 +559,12 @@ func residualAdd(n *graph.Node) bool {
 }
 
 // kernelFuses builds the merged node's kernel to ask whether it applies
-// the fusion; a kernel that does not implement op.FusingKernel keeps the
-// nodes apart. The kernel is built without its constant inputs, so that it
-// packs no weights (see probeKernel).
+// the fusion: its builder refuses a fusion it cannot apply. The kernel is
+// built without its constant inputs, so that it packs no weights (see
+// probeKernel).
 func (c *compiler) kernelFuses(n *graph.Node) bool {
-	fk, ok := probeKernel(n, nil).(op.FusingKernel)
-	return ok && fk.AppliesFusion()
+	_, ok := probeKernel(n, nil).(op.FusingKernel)
+	return ok
 }
 
 // probeKernel builds n's kernel for a rewrite to ask it what it supports
