@@ -30,7 +30,7 @@ func buildBernoulli(n *op.Node) (any, error) {
 	if n.Has("dtype") && (!dt.Valid() || dt == tensor.String || dt.IsCodeType()) {
 		return nil, n.Errorf("dtype %d is not a numeric or bool type", dtv)
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.Random(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil || !(in[0].DType().IsFloat() || in[0].DType() == tensor.Double) {
 			return nil, op.Errorf("Bernoulli needs float probabilities")
 		}
@@ -59,5 +59,5 @@ func buildBernoulli(n *op.Node) (any, error) {
 			return nil, err
 		}
 		return ctx.One(out), nil
-	}), nil
+	})), nil
 }

@@ -67,7 +67,7 @@ func generator(like bool, dist distribution) op.Builder {
 			}
 			dims[i] = int(d)
 		}
-		return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		return op.Random(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 			odt, osh := dt, dims
 			if like {
 				if len(in) < 1 || in[0] == nil {
@@ -88,6 +88,6 @@ func generator(like bool, dist distribution) op.Builder {
 				return nil, err
 			}
 			return ctx.One(out), nil
-		}), nil
+		})), nil
 	}
 }

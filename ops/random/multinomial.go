@@ -35,7 +35,7 @@ func buildMultinomial(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.Random(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil || in[0].Rank() != 2 || !(in[0].DType().IsFloat() || in[0].DType() == tensor.Double) {
 			return nil, op.Errorf("Multinomial needs float log-probabilities [batch, classes]")
 		}
@@ -74,5 +74,5 @@ func buildMultinomial(n *op.Node) (any, error) {
 			return nil, err
 		}
 		return ctx.One(out), nil
-	}), nil
+	})), nil
 }

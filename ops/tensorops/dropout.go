@@ -31,7 +31,7 @@ func buildDropout(n *op.Node) (any, error) {
 	}
 	hasSeed := n.Has("seed")
 	boolMask := n.Version >= 10
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	return op.Random(op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 1 || in[0] == nil {
 			return nil, op.Errorf("Dropout needs its data input")
 		}
@@ -96,7 +96,7 @@ func buildDropout(n *op.Node) (any, error) {
 			return nil, op.Errorf("training Dropout does not support %s", x.DType())
 		}
 		return []*tensor.Tensor{out, mask}, nil
-	}), nil
+	})), nil
 }
 
 // onesMask is the mask of an inference Dropout: all true (bool, version 10+)

@@ -40,6 +40,20 @@ type attrsKernel struct {
 
 func (k attrsKernel) Attrs() any { return k.attrs }
 
+// RandomKernel is implemented by kernels whose outputs are drawn at random
+// (the random generators; Dropout, whose mask is random in training): the
+// plan never folds them into constants, whatever their inputs.
+type RandomKernel interface {
+	DrawsAtRandom()
+}
+
+// Random returns k marked as a RandomKernel.
+func Random(k Kernel) Kernel { return randomKernel{k} }
+
+type randomKernel struct{ Kernel }
+
+func (randomKernel) DrawsAtRandom() {}
+
 // KernelFunc adapts a function to Kernel.
 type KernelFunc func(ctx *Context, in []*tensor.Tensor) ([]*tensor.Tensor, error)
 

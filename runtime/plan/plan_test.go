@@ -771,3 +771,22 @@ func rewriteModel(opset int, build func(m *tm.Model)) []byte {
 	m.Output("y", tensor.Float)
 	return m.Bytes()
 }
+
+// TestRandomOpsNotFolded: a random generator, whose inputs are all
+// constant (RandomUniform has none), is not folded into a constant at
+// load (its kernel says so: op.RandomKernel): each run draws anew.
+func TestRandomOpsNotFolded(t *testing.T) {
+	data := rewriteModel(20, func(m *tm.Model) {
+		m.Node("RandomUniform", nil, []string{"r"}, tm.Ints("shape", 64))
+		m.Node("Identity", []string{"r"}, []string{"y"})
+	})
+	feeds := map[string]tensor.Value{"x": tensor.New(tensor.Float, 2, 3, 5, 7)}
+	first, s := run(t, data, plan.All, feeds)
+	if folded := s.Plan().Report.Folded; len(folded) != 0 {
+		t.Errorf("folded %v, want the random generator kept", folded)
+	}
+	second, _ := run(t, data, plan.All, feeds)
+	if d := maxDiff(t, first["y"], second["y"]); d == 0 {
+		t.Error("two runs drew the same values: the generator was folded")
+	}
+}

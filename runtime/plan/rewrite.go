@@ -47,19 +47,11 @@ func (c *compiler) removeDead(w *workGraph, rep *Report) {
 	w.remove(drop)
 }
 
-// notFoldable are deterministic-looking ops whose results must not be
-// fixed at load: random generators, and Dropout (removed as a no-op in
-// inference instead).
-var notFoldable = map[string]bool{
-	"RandomNormal": true, "RandomUniform": true, "RandomNormalLike": true, "RandomUniformLike": true,
-	"Bernoulli": true, "Multinomial": true, "Dropout": true,
-}
-
 // fold evaluates nodes whose inputs are all constant, within the fold budget.
 func (c *compiler) fold(w *workGraph, rep *Report) {
 	drop := map[*graph.Node]bool{}
 	for _, n := range w.nodes {
-		if n.Builder == nil || n.Domain != "" || notFoldable[n.OpType] || len(n.Graphs) > 0 {
+		if n.Builder == nil || n.Domain != "" || len(n.Graphs) > 0 {
 			continue
 		}
 		ins := make([]*tensor.Tensor, len(n.Inputs))
@@ -108,9 +100,10 @@ func (c *compiler) evaluate(n *graph.Node, ins []*tensor.Tensor) (outs []*tensor
 			outs, ok = nil, false
 		}
 	}()
-	kern, isTensorKernel := probeKernel(n, ins).(op.Kernel)
-	if !isTensorKernel {
-		return nil, false
+	k := probeKernel(n, ins)
+	kern, isTensorKernel := k.(op.Kernel)
+	if _, random := k.(op.RandomKernel); !isTensorKernel || random {
+		return nil, false // random draws are not constants (op.RandomKernel)
 	}
 	maxBytes := c.opts.MaxTensorBytes
 	outs, err := kern.Run(&op.Context{MaxBytes: maxBytes}, ins)
