@@ -292,7 +292,7 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 				}
 				return nil, nil, err
 			}
-			v, err := protoconv.DecodeValue(b, kindOf(in.Type), 0)
+			v, err := protoconv.DecodeValue(b, in.Type.ValueKind(), 0)
 			if err != nil {
 				return nil, nil, fmt.Errorf("input_%d.pb: %w", i, err)
 			}
@@ -345,7 +345,7 @@ func (d *dataFlags) expectedValues(s *runtime.Session) (map[string]tensor.Value,
 				}
 				return nil, err
 			}
-			v, err := protoconv.DecodeValue(b, kindOf(o.Type), 0)
+			v, err := protoconv.DecodeValue(b, o.Type.ValueKind(), 0)
 			if err != nil {
 				return nil, fmt.Errorf("output_%d.pb: %w", i, err)
 			}
@@ -365,16 +365,6 @@ func (d *dataFlags) expectedValues(s *runtime.Session) (map[string]tensor.Value,
 		}
 	}
 	return out, nil
-}
-
-func kindOf(t graph.Type) protoconv.ValueKind {
-	switch t.Kind {
-	case graph.KindSequence:
-		return protoconv.SequenceValue
-	case graph.KindOptional:
-		return protoconv.OptionalValue
-	}
-	return protoconv.TensorValue
 }
 
 // parseDims reads the --dim NAME=VALUE arguments.

@@ -263,7 +263,7 @@ func cmdInspect(e *env, args []string) int {
 		return exitOK
 	}
 	w := e.out
-	fmt.Fprintf(w, "%s: IR %d, opsets %s", pos[0], in.IRVersion, fmtOpsets(in.Opsets))
+	fmt.Fprintf(w, "%s: IR %d, opsets %s", pos[0], in.IRVersion, printer.OpsetList(in.Opsets))
 	if in.Producer != "" {
 		fmt.Fprintf(w, ", producer %s", in.Producer)
 	}
@@ -317,19 +317,6 @@ func cmdInspect(e *env, args []string) int {
 	}
 	tw.Flush()
 	return exitOK
-}
-
-func fmtOpsets(m map[string]int64) string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	var parts []string
-	for _, k := range ks {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func cmdPrint(e *env, args []string) int {

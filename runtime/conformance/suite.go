@@ -18,7 +18,6 @@ import (
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/compare"
 	"github.com/gort-dev/gort/runtime/errs"
-	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/plan"
 	"github.com/gort-dev/gort/runtime/protoconv"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -141,7 +140,7 @@ func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Ses
 				}
 				return err.Error()
 			}
-			v, err := protoconv.DecodeValue(b, kindOf(in.Type), 0)
+			v, err := protoconv.DecodeValue(b, in.Type.ValueKind(), 0)
 			if err != nil {
 				return "input " + in.Name + ": " + oneLine(err)
 			}
@@ -156,7 +155,7 @@ func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Ses
 			if err != nil {
 				return err.Error()
 			}
-			want, err := protoconv.DecodeValue(b, kindOf(out.Type), 0)
+			want, err := protoconv.DecodeValue(b, out.Type.ValueKind(), 0)
 			if err != nil {
 				return "expected output " + out.Name + ": " + oneLine(err)
 			}
@@ -169,16 +168,6 @@ func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Ses
 		return RandomReason
 	}
 	return ""
-}
-
-func kindOf(t graph.Type) protoconv.ValueKind {
-	switch t.Kind {
-	case graph.KindSequence:
-		return protoconv.SequenceValue
-	case graph.KindOptional:
-		return protoconv.OptionalValue
-	}
-	return protoconv.TensorValue
 }
 
 // oneLine shortens an error for the manifest: code and message, first line, bounded.

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"github.com/gort-dev/gort/runtime/protoconv"
 	"strings"
 
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
@@ -53,6 +54,19 @@ type Type struct {
 	Shape []Dim
 	// Inner is the element type of a sequence or optional.
 	Inner *Type
+}
+
+// ValueKind is the kind of protobuf value (TensorProto, SequenceProto,
+// OptionalProto) that holds a value of this type, for decoding test data
+// and feeds from files.
+func (t Type) ValueKind() protoconv.ValueKind {
+	switch t.Kind {
+	case KindSequence:
+		return protoconv.SequenceValue
+	case KindOptional:
+		return protoconv.OptionalValue
+	}
+	return protoconv.TensorValue
 }
 
 func (t Type) String() string {

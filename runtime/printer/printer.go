@@ -355,7 +355,7 @@ func intsOf(ds []int64) []int {
 // Text writes the text form.
 func Text(w io.Writer, m *Model) error {
 	p := &textPrinter{w: w}
-	fmt.Fprintf(p.w, "ir_version %d, opsets %s", m.IRVersion, opsetList(m.Opsets))
+	fmt.Fprintf(p.w, "ir_version %d, opsets %s", m.IRVersion, OpsetList(m.Opsets))
 	if m.Producer != "" {
 		fmt.Fprintf(p.w, ", producer %s", m.Producer)
 	}
@@ -383,7 +383,9 @@ func Text(w io.Writer, m *Model) error {
 	return p.err
 }
 
-func opsetList(m map[string]int64) string {
+// OpsetList writes a model's opset imports as "domain version" pairs,
+// sorted by domain (the printer's header line and gort inspect's).
+func OpsetList(m map[string]int64) string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)
