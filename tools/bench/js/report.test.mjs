@@ -64,3 +64,35 @@ test('TensorProto inputs: packed and unpacked dims, float32 and int64 raw data',
   assert.equal(b.data[0], 16000n);
   assert.throws(() => parseTensor(Uint8Array.from([0x10, 8])), /raw_data/);
 });
+
+test('the real-model table comes first, its ratios round-trip and are compared', () => {
+  const c = (name, g, o) => ({ ...row(name, g, o), corpus: true, source: 'pkg@1 m.onnx', category: 'vad' });
+  const md = renderMarkdown({ machine, corpus: [c('vad', 30, 10)], models: [row('a', 20, 10)] }, null);
+  assert.ok(md.indexOf('### Real models') < md.indexOf('| vad |'));
+  assert.ok(md.indexOf('| vad |') < md.indexOf('### Classic CNNs') && md.indexOf('### Classic CNNs') < md.indexOf('| a |'));
+  assert.match(md, /- \*\*vad\*\*: vad; pkg@1 m\.onnx/);
+  const base = parseBaseline(md);
+  assert.deepEqual(base.corpusRatios, { vad: 3 });
+  assert.deepEqual(base.ratios, { a: 2 });
+  const regs = compareRatios(base, { corpus: [c('vad', 34, 10)], models: [] }, 0.10);
+  assert.deepEqual(regs.map((r) => r.split(':')[0]), ['corpus vad']);
+  // Only the corpus: no empty classic table.
+  assert.doesNotMatch(renderMarkdown({ machine, corpus: [c('vad', 30, 10)], models: [] }, null), /Classic CNNs/);
+});
+
+test('corpus inputs: deterministic, within range, fixed values', async () => {
+  const { makeInputs } = await import('./inputs.mjs');
+  const specs = [
+    { name: 'input', type: 'float32', dims: [1, 512], range: [-1, 1] },
+    { name: 'sr', type: 'int64', dims: [], value: 16000 },
+    { name: 'ids', type: 'int64', dims: [2, 3], range: [0, 9] },
+  ];
+  const a = makeInputs(specs, 'm'), b = makeInputs(specs, 'm'), c = makeInputs(specs, 'other');
+  assert.deepEqual(a[0].data, b[0].data);
+  assert.notDeepEqual(a[0].data, c[0].data);
+  assert.ok(a[0].data.every((x) => x >= -1 && x <= 1));
+  assert.ok(new Set(a[0].data).size > 400);
+  assert.deepEqual(a[1].dims, []);
+  assert.deepEqual(Array.from(a[1].data), [16000n]);
+  assert.ok(a[2].data.every((x) => typeof x === 'bigint' && x >= 0n && x <= 9n));
+});

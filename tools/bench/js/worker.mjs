@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readInputs } from './inputs.mjs';
+import { readInputs, makeInputs } from './inputs.mjs';
 
 // Every WebAssembly.Memory the runtime makes or exports: onnxruntime-web
 // (Emscripten, threaded build) constructs a shared one in JS; Go's wasm
@@ -31,7 +31,9 @@ for (const fn of ['instantiate', 'instantiateStreaming']) {
 }
 const peakMemory = () => memories.reduce((m, x) => Math.max(m, x.buffer.byteLength), 0);
 
-const { runtime, threads, dir, gortURL, ortURL } = workerData;
+// spec (corpus models only): {id, inputs, outputs} from tools/corpus/corpus.json:
+// the inputs are generated from it, and only the named outputs compared.
+const { runtime, threads, dir, gortURL, ortURL, spec } = workerData;
 let rt, session, feeds;
 
 async function create() {
@@ -49,7 +51,8 @@ async function create() {
   }
   const ms = performance.now() - t0;
   feeds = {};
-  readInputs(dir).forEach((t, i) => { feeds[session.inputNames[i]] = new rt.Tensor(t.type, t.data, t.dims); });
+  if (spec?.inputs) for (const t of makeInputs(spec.inputs, spec.id)) feeds[t.name] = new rt.Tensor(t.type, t.data, t.dims);
+  else readInputs(dir).forEach((t, i) => { feeds[session.inputNames[i]] = new rt.Tensor(t.type, t.data, t.dims); });
   return { ms, threads: runtime === 'gort' ? 1 : rt.env.wasm.numThreads, version: runtime === 'gort' ? '' : rt.env.versions?.web };
 }
 
@@ -63,8 +66,9 @@ async function run() {
 // The last run's outputs, as float32 copies (the agreement check).
 function outputs() {
   const out = {};
-  for (const name of session.outputNames) {
+  for (const name of spec?.outputs || session.outputNames) {
     const t = last[name];
+    if (!t) throw new Error(`no output ${name}`);
     out[name] = { dims: Array.from(t.dims), data: Float32Array.from(t.data, Number) };
   }
   return out;
