@@ -58,6 +58,10 @@ func SubZeroPoint[T Quant](dst []int16, src []T, zp int16) {
 // subtraction, i.e. the padded value is the zero point (the real value 0),
 // as the integer convolutions define it.
 func Im2colQ[T Quant](x []T, zp int16, channels int, g *ConvGeom, o0, nb int, col []int16) {
+	if len(g.In) == 2 {
+		im2colQ2D(x, zp, channels, g, o0, nb, col)
+		return
+	}
 	nd := len(g.In)
 	ks, is := g.KernelSize(), g.InSize()
 	kidx := make([]int, nd)
@@ -77,6 +81,45 @@ func Im2colQ[T Quant](x []T, zp int16, channels int, g *ConvGeom, o0, nb int, co
 					row[o] = 0
 				}
 				increment(oidx, g.Out)
+			}
+		}
+	}
+}
+
+// im2colQ2D is Im2colQ for two spatial dims: per channel and tap, the
+// block's positions as runs along output rows, each reading one input
+// row (or none, in the padding) with the stride, instead of an index
+// computed per value.
+func im2colQ2D[T Quant](x []T, zp int16, channels int, g *ConvGeom, o0, nb int, col []int16) {
+	h, w, ow := g.In[0], g.In[1], g.Out[1]
+	kh, kw := g.Kernel[0], g.Kernel[1]
+	sh, sw, dh, dw := g.Strides[0], g.Strides[1], g.Dilations[0], g.Dilations[1]
+	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
+	for c := range channels {
+		xc := x[c*h*w : (c+1)*h*w]
+		for ky := range kh {
+			for kx := range kw {
+				row := col[((c*kh+ky)*kw+kx)*nb:][:nb]
+				oy, ox := o0/ow, o0%ow
+				for o := 0; o < nb; oy, ox = oy+1, 0 {
+					seg := row[o : o+min(nb-o, ow-ox)]
+					o += len(seg)
+					iy := oy*sh - ph + ky*dh
+					if iy < 0 || iy >= h {
+						clear(seg)
+						continue
+					}
+					xr := xc[iy*w : (iy+1)*w]
+					ix := ox*sw - pw + kx*dw
+					for i := range seg {
+						if uint(ix) < uint(w) {
+							seg[i] = int16(xr[ix]) - zp
+						} else {
+							seg[i] = 0
+						}
+						ix += sw
+					}
+				}
 			}
 		}
 	}
