@@ -2,6 +2,7 @@ package ops
 
 import (
 	_ "github.com/gort-dev/gort/ops/attention"
+	_ "github.com/gort-dev/gort/ops/contrib"
 	_ "github.com/gort-dev/gort/ops/control"
 	_ "github.com/gort-dev/gort/ops/elementwise"
 	_ "github.com/gort-dev/gort/ops/image"

@@ -196,7 +196,18 @@ func handSeeds() map[string][]seed {
 		d[i] = float32(i%7) - 3
 	}
 	rois := tensor.Of([]int{2, 5}, []float32{0, 0, 0, 3, 2, 1, 1, 1, 4, 3})
+	// The contrib ops whose inputs must agree in shape (ops/contrib).
+	bsh := tensor.New(tensor.Float, 2, 3, 4)
+	for i, d := 0, bsh.F32(); i < len(d); i++ {
+		d[i] = float32(i%5) - 2
+	}
+	vec := tensor.Of([]int{4}, []float32{1, -0.5, 2, 0.25})
+	contrib := func(in ...*tensor.Tensor) []seed {
+		return []seed{{name: "hand-written", opset: 1, c: config{nOut: 1, inputs: in}}}
+	}
 	return map[string][]seed{
+		"com.microsoft/BiasAdd":                          contrib(bsh, vec, bsh),
+		"com.microsoft/SkipSimplifiedLayerNormalization": contrib(bsh, bsh, vec),
 		"/MaxRoiPool": {{name: "hand-written", opset: 22, c: config{nOut: 1, inputs: []*tensor.Tensor{x, rois},
 			attrs: []*pb.AttributeProto{ints("pooled_shape", 2, 2)}}}},
 	}

@@ -372,6 +372,31 @@ func rowStatsF32(xr []float32, eps float64, rms bool) (float64, float64) {
 	return k + m, 1 / math.Sqrt(max((q0+q1+q2+q3)/fn-m*m, 0)+eps)
 }
 
+// NormRow normalises one row as LayerNormalization (rms false) and
+// RMSNormalization (rms true) do: statistics in float64 (rowStatsF32 for a
+// float32 row), then y = (x-mean)·inv·scale + bias, the affine pass in the
+// row's own type (affineRowF32 for float32); bias may be nil, scale and bias
+// hold one element per row element. It returns the row's mean (0 for RMS)
+// and 1/√(variance+eps). The com.microsoft layer norms (ops/contrib) call it.
+func NormRow[T kernels.Float](y, x []T, eps float64, rms bool, scale, bias []T) (mean, inv float64) {
+	if xf, ok := any(x).([]float32); ok {
+		mean, inv = rowStatsF32(xf, eps, rms)
+		hi := float32(mean)
+		affineRowF32(any(y).([]float32), xf, hi, float32(mean-float64(hi)), float32(inv), any(scale).([]float32), any(bias).([]float32))
+		return mean, inv
+	}
+	mean, inv = rowStats(x, eps, rms)
+	y, scale = y[:len(x)], scale[:len(x)]
+	for j, v := range x {
+		o := (float64(v) - mean) * inv * float64(scale[j])
+		if bias != nil {
+			o += float64(bias[j])
+		}
+		y[j] = T(o)
+	}
+	return mean, inv
+}
+
 // expandTrailing broadcasts a parameter (Scale, B) against x's shape and
 // returns it materialised over x's trailing dims from `from` on, so that
 // element i of x uses param[i % len(param)]. from is at most axis, and less
@@ -475,10 +500,7 @@ func buildAxisNorm(n *op.Node, rms bool) (any, error) {
 		for r := 0; r < rows; r++ {
 			var mean, inv float64
 			if fast {
-				xr := x.F32()[r*d : (r+1)*d]
-				mean, inv = rowStatsF32(xr, eps, rms)
-				hi := float32(mean)
-				affineRowF32(y.F32()[r*d:(r+1)*d], xr, hi, float32(mean-float64(hi)), float32(inv), sc, bc)
+				mean, inv = NormRow(y.F32()[r*d:(r+1)*d], x.F32()[r*d:(r+1)*d], eps, rms, sc, bc)
 			} else {
 				xr := xd[r*d : (r+1)*d]
 				mean, inv = rowStats(xr, eps, rms)

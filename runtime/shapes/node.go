@@ -22,6 +22,13 @@ func (in *inferrer) node(p *pb.NodeProto, index int, declared map[string]graph.T
 	if opset, ok := in.opsets[domain]; ok {
 		if s := schema.Resolve(domain, p.GetOpType(), opset); s != nil {
 			c.sch, c.version = s, s.Version
+		} else if !schema.Known(domain, p.GetOpType()) {
+			// An op outside the ONNX spec (onnxruntime's com.microsoft
+			// contrib ops): the registry's version selects its rule, which
+			// then also gives the element types (no schema to take them from).
+			if res := in.opts.Registry.Resolve(domain, p.GetOpType(), opset); res.Builder != nil {
+				c.version = res.Version
+			}
 		}
 	}
 	for _, a := range p.GetAttribute() {

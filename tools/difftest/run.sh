@@ -20,3 +20,4 @@ for level in disabled all; do
 done
 # The project's benchmark models agree with onnxruntime-node (small variants).
 GORT_REQUIRE_ORT=1 go test -count=1 ./tools/genmodels
+GORT_REQUIRE_ORT=1 go test -count=1 -run TestAgainstOnnxruntime ./ops/contrib
