@@ -187,6 +187,9 @@ func (st *deviceState) info(s *runtime.Session) providersInfo {
 	onGPU := false
 	lost := st.lost.Load() || st.acc != nil && st.acc.Lost()
 	for _, step := range s.Plan().Steps {
+		if step.Transfer != plan.NoTransfer {
+			continue // a copy between devices, not a node of the model
+		}
 		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: options.WASM, Reason: step.Reason}
 		if step.Device != plan.CPU {
 			if lost {

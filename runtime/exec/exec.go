@@ -99,7 +99,16 @@ func run(ctx context.Context, p *plan.Plan, inputs map[string]tensor.Value, want
 			continue // an input no step reads
 		}
 		vals[s] = v
-		if rv, ok := v.(tensor.Remote); ok {
+		if rv, ok := v.(tensor.Remote); ok && !p.TakesDeviceFeeds {
+			// A plan without an accelerator has no transfer steps: a
+			// device-resident feed (another session's GPU output) is
+			// downloaded here, at the run's edge, as outputs are.
+			t, err := rv.Download()
+			if err != nil {
+				return nil, err
+			}
+			vals[s] = t
+		} else if ok {
 			// A device-resident feed stays the caller's.
 			if r.fed == nil {
 				r.fed = map[tensor.Remote]bool{}

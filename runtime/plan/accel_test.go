@@ -213,3 +213,30 @@ func TestDeviceResident(t *testing.T) {
 		t.Errorf("wrong dims: %v, want InvalidFeed", err)
 	}
 }
+
+// TestDeviceFeedWithoutAccelerator: a session with no accelerator, fed a
+// device-resident value (another session's GPU output), downloads it at
+// the run's edge: its plan has no transfer steps to do it.
+func TestDeviceFeedWithoutAccelerator(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2, 3)
+	m.Node("Sigmoid", []string{"x"}, []string{"y"})
+	m.Output("y", tensor.Float, 2, 3)
+	s, err := gort.Load(m.Bytes(), &gort.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &fakeDevice{}
+	x := tensor.Of([]int{2, 3}, []float32{-1, 0, 1, 2, 3, 4})
+	out, err := s.Run(context.Background(), map[string]tensor.Value{"x": &fakeRemote{t: x, dev: dev}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Run(context.Background(), map[string]tensor.Value{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(t, out["y"], want["y"]); d != 0 || dev.downloads.Load() != 1 || dev.released.Load() != 0 {
+		t.Errorf("difference %g, %d downloads, %d releases; want 0, 1 (at the edge), 0 (the feed stays the caller's)", d, dev.downloads.Load(), dev.released.Load())
+	}
+}

@@ -175,6 +175,10 @@ type Plan struct {
 	// enclosing scope's value of the same name.
 	FreeVars []int
 	Steps    []*Step
+	// TakesDeviceFeeds says the plan's transfer steps take feeds on either
+	// side (a plan compiled with an accelerator); without them, a run
+	// downloads a device-resident feed before it starts.
+	TakesDeviceFeeds bool
 	// Report says what the rewrites did.
 	Report Report
 

@@ -61,6 +61,7 @@ type DeviceIO interface {
 // step reads a feed through an upload, and a CPU step reads a float feed
 // through a download; each passes a value already where it goes through.
 func (p *Plan) insertTransfers(acc Accelerator, g *graph.Graph, types map[string]graph.Type, consts map[int]tensor.Value, slot func(string) int) {
+	p.TakesDeviceFeeds = true
 	dev := acc.Device()
 	tr, _ := acc.(Transferer)
 	// where holds the device of each slot's value; "" for feeds, which
