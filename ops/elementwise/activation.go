@@ -234,13 +234,20 @@ func declare(k op.Kernel, act kernels.Act, alpha, beta float32) activationKernel
 }
 
 // tableKernel computes act with the table's own functions, for every
-// float dtype: the op and its fused forms are one definition.
+// float dtype: the op and its fused forms are one definition. float32 rows
+// go through kernels.Activate, the fused epilogues' own loop (vectorised
+// for the piecewise-linear activations, bit for bit the table's values).
 func tableKernel(name string, act kernels.Act, alpha, beta float32) activationKernel {
 	f := floatFn{
 		func(x float32) float32 { return act.F32(x, alpha, beta) },
 		func(x float64) float64 { return act.F64(x, alpha, beta) },
 	}
-	return declare(floatKernel(name, f, nil), act, alpha, beta)
+	vec := func(dst, src []float32) {
+		dst = dst[:len(src)]
+		copy(dst, src)
+		kernels.Activate(dst, act, alpha, beta)
+	}
+	return declare(floatKernelVec(name, f, vec, nil), act, alpha, beta)
 }
 
 // tableBuilder builds tableKernel for an activation without attributes.
