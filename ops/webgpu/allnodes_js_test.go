@@ -68,7 +68,7 @@ func TestNodeSuiteEveryNodeOnGPU(t *testing.T) {
 				// the model is read for it (the browser host reads files
 				// through its server, slowly).
 				if data, err := os.ReadFile(filepath.Join(dir, name, "model.onnx")); err == nil {
-					if s, err := runtime.Load(data, opts); err == nil && !slices.ContainsFunc(s.Plan().Steps, func(st *plan.Step) bool { return st.Device == webgpu.Device }) {
+					if s, err := runtime.Load(data, opts); err == nil && !slices.ContainsFunc(s.Plan().Steps, func(st *plan.Step) bool { return st.Device == webgpu.Device && st.Transfer == plan.NoTransfer }) {
 						continue
 					}
 				}

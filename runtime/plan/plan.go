@@ -340,7 +340,12 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		for _, st := range placeSegments(p.Steps, acc) {
 			c.releaseConsts(p, st, w, consts, readers)
 		}
-		p.insertTransfers(acc, g, c.opts.Types, consts, slot)
+		// A plan with every step on the CPU needs no transfer steps: a
+		// device-resident feed is downloaded at the run's edge, as without
+		// an accelerator (TakesDeviceFeeds stays false).
+		if slices.ContainsFunc(p.Steps, func(st *Step) bool { return st.Device != CPU }) {
+			p.insertTransfers(acc, g, c.opts.Types, consts, slot)
+		}
 	}
 	p.Slots = len(p.Names)
 	p.Consts = make([]tensor.Value, p.Slots)
