@@ -240,3 +240,28 @@ func TestDeviceFeedWithoutAccelerator(t *testing.T) {
 		t.Errorf("difference %g, %d downloads, %d releases; want 0, 1 (at the edge), 0 (the feed stays the caller's)", d, dev.downloads.Load(), dev.released.Load())
 	}
 }
+
+// TestAllCPUPlanHasNoTransfers: with an accelerator that takes no node, the
+// plan has no transfer steps (a download per float feed would run at every
+// run for nothing), and a device-resident feed is downloaded at the run's
+// edge.
+func TestAllCPUPlanHasNoTransfers(t *testing.T) {
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 2, 3)
+	m.Node("Sigmoid", []string{"x"}, []string{"y"})
+	m.Output("y", tensor.Float, 2, 3)
+	dev := &fakeDevice{} // runs Relu only
+	s, err := gort.Load(m.Bytes(), &gort.Options{Accelerator: dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range s.Plan().Steps {
+		if st.Transfer != plan.NoTransfer || st.Device != plan.CPU {
+			t.Errorf("step %s (%s) on %s: want only the Sigmoid, on the CPU", st.Node.Name, st.Node.OpType, st.Device)
+		}
+	}
+	x := tensor.Of([]int{2, 3}, []float32{-1, 0, 1, 2, 3, 4})
+	if _, err := s.Run(context.Background(), map[string]tensor.Value{"x": &fakeRemote{t: x, dev: dev}}); err != nil || dev.downloads.Load() != 1 {
+		t.Errorf("device-resident feed: %v, %d downloads; want it downloaded once, at the edge", err, dev.downloads.Load())
+	}
+}
