@@ -216,12 +216,6 @@ func (a *Accelerator) Upload(t *tensor.Tensor) (tensor.Remote, error) {
 	return &value{a: a, buf: b, shape: t.Shape()}, nil
 }
 
-// Download reads one of the device's values back (plan.Transferer: the
-// plan's download steps).
-func (a *Accelerator) Download(v tensor.Remote) (*tensor.Tensor, error) {
-	return v.Download()
-}
-
 // ReadsOnDevice says which inputs the kernel reads from device buffers
 // (plan.DeviceIO): not the constants uploaded when it was built, nor the
 // operands it reads on the CPU (Resize's roi, scales and sizes,

@@ -41,13 +41,11 @@ func (r *fakeRemote) Release() { r.dev.released.Add(1) }
 
 func (d *fakeDevice) Device() plan.Device { return "fake" }
 
-// Upload and Download make the fake a plan.Transferer.
+// Upload makes the fake a plan.Transferer.
 func (d *fakeDevice) Upload(t *tensor.Tensor) (tensor.Remote, error) {
 	d.uploads.Add(1)
 	return &fakeRemote{t: t.Clone(), dev: d}, nil
 }
-
-func (d *fakeDevice) Download(v tensor.Remote) (*tensor.Tensor, error) { return v.Download() }
 
 func (d *fakeDevice) Kernel(n *op.Node, _ any, in []graph.Type) (any, string) {
 	if n.OpType != "Relu" {

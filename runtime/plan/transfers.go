@@ -28,15 +28,12 @@ func (t Transfer) String() string {
 	return ""
 }
 
-// Transferer is an Accelerator that copies values between the CPU and its
-// device: the kernels of the plan's transfer steps call it. Without it an
-// upload step fails when it runs (placement-only accelerators, such as
-// webgpu.Dry, never run) and a download step uses tensor.Remote.Download.
+// Transferer is an Accelerator that copies CPU tensors to its device: the
+// plan's upload steps call it (download steps call tensor.Remote.Download).
+// Without it an upload step fails when it runs (placement-only
+// accelerators, such as webgpu.Dry, never run).
 type Transferer interface {
-	// Upload copies a CPU tensor to the device.
 	Upload(t *tensor.Tensor) (tensor.Remote, error)
-	// Download copies one of the device's values to the CPU.
-	Download(v tensor.Remote) (*tensor.Tensor, error)
 }
 
 // DeviceIO is implemented by accelerator kernels that read some inputs or
@@ -239,13 +236,7 @@ func (k transferKernel) RunValues(_ *op.Context, in []tensor.Value) ([]tensor.Va
 		if k.dir == Upload {
 			return []tensor.Value{v}, nil
 		}
-		var t *tensor.Tensor
-		var err error
-		if k.tr != nil {
-			t, err = k.tr.Download(v)
-		} else {
-			t, err = v.Download()
-		}
+		t, err := v.Download()
 		if err != nil {
 			return nil, err
 		}
