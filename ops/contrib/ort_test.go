@@ -34,6 +34,25 @@ type dcase struct {
 	attrs      optest.A
 	in         []*tensor.Tensor // nil: omitted
 	outs       []bool           // the output slots requested
+	outTypes   []tensor.DType   // per output slot; float32 where absent or 0
+	tol        float64          // scales atol and rtol for this case; 1 where 0
+}
+
+// moreDiffCases are the generators of the other op files' differential
+// cases (each file appends its own in an init), drawn after diffCases' own
+// from the same seeded source.
+var moreDiffCases []func(r *rand.Rand, add func(dcase))
+
+// ortTypes are the dtypes the harness carries to onnxruntime-node, by the
+// name ort_run.mjs gives them.
+var ortTypes = map[tensor.DType]string{tensor.Float: "float32", tensor.Double: "float64", tensor.Int32: "int32",
+	tensor.Int64: "int64", tensor.Uint8: "uint8", tensor.Int8: "int8"}
+
+func (c dcase) outType(i int) tensor.DType {
+	if i < len(c.outTypes) && c.outTypes[i] != 0 {
+		return c.outTypes[i]
+	}
+	return tensor.Float
 }
 
 const diffAtol, diffRtol = 1e-5, 1e-4
@@ -52,7 +71,7 @@ func (c dcase) model() ([]byte, map[string]tensor.Value, []string) {
 			dims[j] = &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: int64(d)}}
 		}
 		g.Input = append(g.Input, &pb.ValueInfoProto{Name: names[i], Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
-			TensorType: &pb.TypeProto_Tensor{ElemType: int32(tensor.Float), Shape: &pb.TensorShapeProto{Dim: dims}}}}})
+			TensorType: &pb.TypeProto_Tensor{ElemType: int32(t.DType()), Shape: &pb.TensorShapeProto{Dim: dims}}}}})
 		feeds[names[i]] = t
 	}
 	for len(names) > 0 && names[len(names)-1] == "" {
@@ -67,7 +86,7 @@ func (c dcase) model() ([]byte, map[string]tensor.Value, []string) {
 		outNames[i] = fmt.Sprintf("y%d", i)
 		fetch = append(fetch, outNames[i])
 		g.Output = append(g.Output, &pb.ValueInfoProto{Name: outNames[i], Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
-			TensorType: &pb.TypeProto_Tensor{ElemType: int32(tensor.Float)}}}})
+			TensorType: &pb.TypeProto_Tensor{ElemType: int32(c.outType(i))}}}})
 	}
 	attrs := optest.Attrs(c.attrs)
 	keys := make([]string, 0, len(attrs))
@@ -123,6 +142,11 @@ func diffCases() []dcase {
 		c.name = fmt.Sprintf("%s_%d", c.op, len(cs))
 		cs = append(cs, c)
 	}
+	defer func() {
+		for _, gen := range moreDiffCases {
+			gen(r, add)
+		}
+	}()
 	for i := 0; i < 8; i++ {
 		add(dcase{domain: contrib.Domain, op: "Gelu", in: []*tensor.Tensor{randT(r, 4, 0, shape(1, 4)...)}, outs: []bool{true}})
 	}
@@ -238,6 +262,7 @@ func TestAgainstOnnxruntime(t *testing.T) {
 	dir := t.TempDir()
 	type jsonT struct {
 		Dims []int  `json:"dims"`
+		Type string `json:"type"`
 		Data string `json:"data"`
 	}
 	type jsonCase struct {
@@ -255,11 +280,15 @@ func TestAgainstOnnxruntime(t *testing.T) {
 		jc := jsonCase{Model: p, Feeds: map[string]jsonT{}, Outputs: fetch}
 		for n, v := range feeds {
 			x := v.(*tensor.Tensor)
-			b := make([]byte, 4*x.Len())
-			for j, f := range x.F32() {
-				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(f))
+			name, ok := ortTypes[x.DType()]
+			if !ok {
+				t.Fatalf("%s: the harness carries no %s feeds", c.name, x.DType())
 			}
-			jc.Feeds[n] = jsonT{x.Shape(), base64.StdEncoding.EncodeToString(b)}
+			b, err := binary.Append(nil, binary.LittleEndian, x.Data())
+			if err != nil {
+				t.Fatal(err)
+			}
+			jc.Feeds[n] = jsonT{x.Shape(), name, base64.StdEncoding.EncodeToString(b)}
 		}
 		jcs = append(jcs, jc)
 	}
@@ -293,17 +322,26 @@ func TestAgainstOnnxruntime(t *testing.T) {
 					t.Fatal(err)
 				}
 				b, _ := base64.StdEncoding.DecodeString(jt.Data)
-				f := make([]float32, len(b)/4)
-				for j := range f {
-					f[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+				var dt tensor.DType
+				for d, name := range ortTypes {
+					if name == jt.Type {
+						dt = d
+					}
 				}
-				want[n] = tensor.Of(jt.Dims, f)
+				if dt == 0 {
+					t.Fatalf("%s: onnxruntime output of type %q", n, jt.Type)
+				}
+				w := tensor.New(dt, jt.Dims...)
+				if _, err := binary.Decode(b, binary.LittleEndian, w.Data()); err != nil {
+					t.Fatal(err)
+				}
+				want[n] = w
 			}
 			got, err := c.runGort()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := compare(got, want, &maxErr); err != nil {
+			if err := compare(got, want, c.tol, &maxErr); err != nil {
 				t.Fatal(err)
 			}
 			agreed++
@@ -312,21 +350,34 @@ func TestAgainstOnnxruntime(t *testing.T) {
 	t.Logf("%d cases: %d agree with onnxruntime-node within atol %g + rtol %g (max |error| %.3g)", len(cases), agreed, diffAtol, diffRtol, maxErr)
 }
 
-// compare checks every output; maxErr (when not nil) gathers the largest
-// absolute difference.
-func compare(got, want map[string]*tensor.Tensor, maxErr *float64) error {
+// compare checks every output: floats within atol + rtol (both scaled by
+// tol when it is not 0), integers exactly; maxErr (when not nil) gathers the
+// largest absolute difference of the floats.
+func compare(got, want map[string]*tensor.Tensor, tol float64, maxErr *float64) error {
+	if tol == 0 {
+		tol = 1
+	}
 	if len(got) != len(want) {
 		return fmt.Errorf("gort gives %d outputs, onnxruntime %d", len(got), len(want))
 	}
 	for n, w := range want {
 		g := got[n]
-		if g == nil || !slices.Equal(g.Shape(), w.Shape()) {
-			return fmt.Errorf("%s: gort %v, onnxruntime shape %v", n, g, w.Shape())
+		if g == nil || !slices.Equal(g.Shape(), w.Shape()) || g.DType() != w.DType() {
+			return fmt.Errorf("%s: gort %v, onnxruntime %s%v", n, g, w.DType(), w.Shape())
 		}
-		for j, y := range w.F32() {
-			x := g.F32()[j]
-			d := math.Abs(float64(x) - float64(y))
-			if !(d <= diffAtol+diffRtol*math.Abs(float64(y))) {
+		if !w.DType().IsFloat() && w.DType() != tensor.Double {
+			gb, _ := binary.Append(nil, binary.LittleEndian, g.Data())
+			wb, _ := binary.Append(nil, binary.LittleEndian, w.Data())
+			if !slices.Equal(gb, wb) {
+				return fmt.Errorf("%s: gort %v, onnxruntime %v", n, g, w)
+			}
+			continue
+		}
+		gf, wf := asF64(g), asF64(w)
+		for j, y := range wf {
+			x := gf[j]
+			d := math.Abs(x - y)
+			if !(d <= tol*(diffAtol+diffRtol*math.Abs(y))) {
 				return fmt.Errorf("%s[%d]: gort %g, onnxruntime %g", n, j, x, y)
 			}
 			if maxErr != nil {
@@ -335,6 +386,18 @@ func compare(got, want map[string]*tensor.Tensor, maxErr *float64) error {
 		}
 	}
 	return nil
+}
+
+// asF64 is a float32 or float64 tensor's values as float64.
+func asF64(t *tensor.Tensor) []float64 {
+	if t.DType() == tensor.Double {
+		return t.F64()
+	}
+	f := make([]float64, t.Len())
+	for i, v := range t.F32() {
+		f[i] = float64(v)
+	}
+	return f
 }
 
 // TestShapeRules: shape inference reaches the com.microsoft rules (the
