@@ -229,10 +229,25 @@ type compiler struct {
 	// collection (collectAfter).
 	releasedBytes int64
 	depth         int // 0 for the main graph
+	// outer holds, while a subgraph compiles, the constants of its
+	// enclosing scopes that it reads (free variables). They are constants
+	// of the subgraph too: its rewrites fold through them and its kernels
+	// get them at build time. Why: exported models keep their weights in
+	// the enclosing graph (often as Constant nodes) and slice, concatenate
+	// and reshape them inside If branches; as free variables, those chains
+	// ran at every call and the LSTM and Conv kernels packed their weights
+	// anew each time (a fifth of a Silero VAD v5 run).
+	outer map[string]*tensor.Tensor
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
 	w := newWorkGraph(g, overridable, c.opts.Types)
+	for _, fv := range g.FreeVars {
+		if t := c.outer[fv]; t != nil {
+			w.setConst(fv, t)
+			w.outerConsts[fv] = true
+		}
+	}
 	rep := Report{Level: c.opts.Level}
 	if c.opts.Level.Includes(Basic) {
 		c.removeDead(w, &rep)
@@ -276,7 +291,9 @@ func (c *compiler) build(w *workGraph) (*Plan, error) {
 		p.InNames = append(p.InNames, in.Name)
 	}
 	for _, fv := range g.FreeVars {
-		p.FreeVars = append(p.FreeVars, slot(fv))
+		if !w.outerConsts[fv] { // a constant here: nothing to fill at a call
+			p.FreeVars = append(p.FreeVars, slot(fv))
+		}
 	}
 	consts := map[int]tensor.Value{}
 	for name, t := range w.consts {
@@ -382,6 +399,9 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	node := *n
 	if len(n.Graphs) > 0 {
 		node.Graphs = make(map[string][]op.Subgraph, len(n.Graphs))
+		saved := c.outer
+		defer func() { c.outer = saved }()
+		c.outer = c.scopeConsts(w, n)
 		for name, subs := range n.Graphs {
 			for _, s := range subs {
 				c.depth++
@@ -422,6 +442,22 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 		}
 	}
 	return nil
+}
+
+// scopeConsts is what n's subgraphs see as constants of their enclosing
+// scopes: this scope's constants and those it sees itself, limited to the
+// names n's subgraphs read (n.Reads beyond its inputs hold them, nested
+// subgraphs' reads included).
+func (c *compiler) scopeConsts(w *workGraph, n *graph.Node) map[string]*tensor.Tensor {
+	m := map[string]*tensor.Tensor{}
+	for _, r := range n.Reads {
+		if t := w.consts[r]; t != nil {
+			m[r] = t
+		} else if t := c.outer[r]; t != nil {
+			m[r] = t
+		}
+	}
+	return m
 }
 
 // releaseConsts lets a kernel that keeps its own form of a constant input

@@ -790,3 +790,55 @@ func TestRandomOpsNotFolded(t *testing.T) {
 		t.Error("two runs drew the same values: the generator was folded")
 	}
 }
+
+// TestSubgraphSeesOuterConstants: a branch that reshapes and slices the
+// enclosing graph's weights (as exported models keep them: a Constant node
+// outside, a Slice chain inside an If) gets them as constants. The chain is
+// folded, the Gemm reads its weights at build time, and the subplan fills
+// no free variable from them at each call; a value the branch reads that is
+// not constant (the feed x) stays a free variable. Results equal the
+// unoptimised run's in both branches.
+func TestSubgraphSeesOuterConstants(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	w := randTensor(r, 6, 4)
+	m := tm.New(13)
+	m.Input("x", tensor.Float, 3, 4)
+	m.Input("cond", tensor.Bool)
+	m.Node("Constant", nil, []string{"w"}, tm.Tensor("value", w))
+	branch := func(name string, start int64) *tm.Graph {
+		g := tm.NewGraph(name)
+		g.Init(name+"_s", tensor.Of([]int{1}, []int64{start}))
+		g.Init(name+"_e", tensor.Of([]int{1}, []int64{start + 4}))
+		g.Init(name+"_a", tensor.Of([]int{1}, []int64{0}))
+		g.Node("Slice", []string{"w", name + "_s", name + "_e", name + "_a"}, []string{name + "_w"})
+		g.Node("Gemm", []string{"x", name + "_w"}, []string{name + "_y"}, tm.Int("transB", 1))
+		g.Output(name+"_y", tensor.Float, 3, 4)
+		return g
+	}
+	m.Node("If", []string{"cond"}, []string{"y"}, tm.GraphAttr("then_branch", branch("then", 0)), tm.GraphAttr("else_branch", branch("else", 2)))
+	m.Output("y", tensor.Float, 3, 4)
+	data := m.Bytes()
+	x := randTensor(r, 3, 4)
+	for _, cond := range []bool{true, false} {
+		feeds := map[string]tensor.Value{"x": x, "cond": tensor.Scalar(cond)}
+		want, _ := run(t, data, plan.Disabled, feeds)
+		got, s := run(t, data, plan.All, feeds)
+		if d := maxDiff(t, got["y"], want["y"]); d != 0 {
+			t.Errorf("cond %v: differs from the unoptimised run by %g", cond, d)
+		}
+		for _, sp := range s.Plan().Steps[0].Subplans {
+			var free []string
+			for _, slot := range sp.FreeVars {
+				free = append(free, sp.Names[slot])
+			}
+			if !slices.Equal(free, []string{"x"}) {
+				t.Errorf("%s fills free variables %v at each call, want [x]", sp.Name, free)
+			}
+			if len(sp.Report.Folded) != 1 || len(sp.Steps) != 1 {
+				t.Errorf("%s: folded %v, steps %d; want the Slice folded and the Gemm alone", sp.Name, sp.Report.Folded, len(sp.Steps))
+			} else if c := sp.Steps[0].Node.Consts[1]; c == nil {
+				t.Errorf("%s: the Gemm does not get its weights at build time", sp.Name)
+			}
+		}
+	}
+}

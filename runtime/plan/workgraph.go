@@ -33,10 +33,13 @@ type workGraph struct {
 	outputs map[string]bool
 	// types are inferred types (Options.Types), possibly incomplete.
 	types map[string]graph.Type
+	// outerConsts are the free variables that are constants of an
+	// enclosing scope (compiler.outer): constants here, filled at no call.
+	outerConsts map[string]bool
 }
 
 func newWorkGraph(g *graph.Graph, overridable map[string]bool, types map[string]graph.Type) *workGraph {
-	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, refs: map[*tensor.Tensor]int{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}, overridable: overridable}
+	w := &workGraph{g: g, types: types, consts: map[string]*tensor.Tensor{}, refs: map[*tensor.Tensor]int{}, foldedSet: map[*tensor.Tensor]bool{}, outputs: map[string]bool{}, overridable: overridable, outerConsts: map[string]bool{}}
 	for name, t := range g.Initializers {
 		if !overridable[name] {
 			w.setConst(name, t)
