@@ -133,6 +133,17 @@ func MatMulNBits(m int, a []float32, lda int, q *NBits, bias []float32, c []floa
 func (q *NBits) rowTimes(x, bias, y []float32) {
 	var lut [256]float32
 	levels := 1 << q.Bits
+	// With integer zero points (packed or the default) the table of a
+	// block is one of 16 (4 bits) or 4 (2 bits): built once here.
+	var tables [16][16]float32
+	intZero := q.ZeroFloat == nil && q.Bits <= 4
+	if intZero {
+		for z := range levels {
+			for v := range levels {
+				tables[z][v] = float32(v - z)
+			}
+		}
+	}
 	for n := range y {
 		var acc float32
 		for b := 0; b < q.KBlocks; b++ {
@@ -143,15 +154,21 @@ func (q *NBits) rowTimes(x, bias, y []float32) {
 			var s float32
 			switch q.Bits {
 			case 4:
-				t := (*[16]float32)(lut[:16])
-				for v := range levels {
-					t[v] = float32(v) - zp
+				t := &tables[int(zp)&15]
+				if !intZero {
+					t = (*[16]float32)(lut[:16])
+					for v := range levels {
+						t[v] = float32(v) - zp
+					}
 				}
 				s = dotCodes4(blob, xb, t)
 			case 2:
-				t := (*[4]float32)(lut[:4])
-				for v := range levels {
-					t[v] = float32(v) - zp
+				t := (*[4]float32)(tables[int(zp)&3][:4])
+				if !intZero {
+					t = (*[4]float32)(lut[:4])
+					for v := range levels {
+						t[v] = float32(v) - zp
+					}
 				}
 				s = dotCodes2(blob, xb, t)
 			default:
@@ -166,20 +183,26 @@ func (q *NBits) rowTimes(x, bias, y []float32) {
 	}
 }
 
-// dotCodes4 is Σ t[code_i]·x_i over the 4-bit codes of blob (len(x) of them).
+// dotCodes4 is Σ t[code_i]·x_i over the 4-bit codes of blob (len(x) of
+// them). Four accumulators over two bytes a step keep the adds' latency
+// off the critical path.
 func dotCodes4(blob []uint8, x []float32, t *[16]float32) float32 {
-	var s0, s1 float32
-	full := len(x) / 2
-	blob = blob[:full]
-	xx := x[:2*full]
-	for i, v := range blob {
-		s0 += t[v&15] * xx[2*i]
-		s1 += t[v>>4] * xx[2*i+1]
+	var s0, s1, s2, s3 float32
+	pairs := len(x) / 4
+	xx := x[:4*pairs]
+	bb := blob[:2*pairs]
+	for len(bb) >= 2 && len(xx) >= 4 {
+		v0, v1 := bb[0], bb[1]
+		s0 += t[v0&15] * xx[0]
+		s1 += t[v0>>4] * xx[1]
+		s2 += t[v1&15] * xx[2]
+		s3 += t[v1>>4] * xx[3]
+		bb, xx = bb[2:], xx[4:]
 	}
-	if len(x)%2 == 1 {
-		s0 += t[blob[:full+1][full]&15] * x[len(x)-1]
+	for j := 4 * pairs; j < len(x); j++ {
+		s0 += t[blob[j/2]>>(4*(j%2))&15] * x[j]
 	}
-	return s0 + s1
+	return (s0 + s1) + (s2 + s3)
 }
 
 // dotCodes2 is dotCodes4 for 2-bit codes, four to a byte.
