@@ -15,7 +15,7 @@ import "fmt"
 // The product never builds the float32 form of B: a few rows of A (one
 // token of a decoder) take a dot-product loop straight over the packed
 // codes, and larger ones run the float32 GEMM with B dequantized one
-// kc×NR panel at a time as the GEMM packs it (BPanelSource).
+// kc×NR panel at a time as the GEMM packs it (sgemmNBits).
 type NBits struct {
 	K, N, Bits, BlockSize int
 	KBlocks, BlobSize     int
@@ -117,7 +117,7 @@ func MatMulNBits(m int, a []float32, lda int, q *NBits, bias []float32, c []floa
 		if bias != nil {
 			ep = &Epilogue{ColBias: bias}
 		}
-		SgemmSource(m, q.N, q.K, a, lda, q, 0, c, ldc, ep)
+		sgemmNBits(m, a, lda, q, 0, c, ldc, ep)
 		return
 	}
 	for i := 0; i < m; i++ {
@@ -237,7 +237,7 @@ func dotCodes8(blob []uint8, x []float32, zp float32) float32 {
 }
 
 // PackBPanel dequantizes rows [p0, p0+kb) of columns [j0, j0+cols) into a
-// k-major panel of NR columns (BPanelSource).
+// k-major panel of NR columns (sgemmNBits).
 func (q *NBits) PackBPanel(p0, kb, j0, cols int, dst []float32) {
 	dst = dst[:kb*NR]
 	var col [256]float32 // one block of one column, dequantized

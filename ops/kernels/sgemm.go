@@ -182,7 +182,7 @@ func (o *aOperand) block(i0, mb, p0, kb int, scratch []float32) (data []float32,
 type bOperand struct {
 	packed *PackedB
 	im2col *im2colB
-	src    BPanelSource
+	nbits  *NBits // a block-quantized weight, dequantized panel by panel
 	trans  bool
 	b      []float32
 	ldb    int
@@ -195,9 +195,9 @@ func (o *bOperand) block(p0, kb, j0, nb int, scratch []float32) (data []float32,
 	if o.im2col != nil {
 		return o.im2col.block(p0, kb, j0, nb, scratch)
 	}
-	if o.src != nil {
+	if o.nbits != nil {
 		for j := 0; j < nb; j += NR {
-			o.src.PackBPanel(p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
+			o.nbits.PackBPanel(p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
 		}
 		return scratch, NR * kb
 	}
@@ -276,20 +276,13 @@ func SgemmPackedB(transA bool, m int, alpha float32, a []float32, lda int, pb *P
 	sgemm(m, pb.N, pb.K, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{packed: pb}, beta, c, ldc, ep)
 }
 
-// BPanelSource is a right operand stored in a form of its own (a
-// block-quantized weight): the GEMM asks it for one panel at a time, so the
-// float32 form of the whole matrix never exists.
-type BPanelSource interface {
-	// PackBPanel writes depth [p0, p0+kb) × columns [j0, j0+cols) of B as
-	// one k-major panel of NR columns (dst[p·NR + c]), zero-filling the
-	// columns ≥ cols.
-	PackBPanel(p0, kb, j0, cols int, dst []float32)
-}
-
-// SgemmSource computes C = A·B + beta·C with A m×k (leading dimension lda)
-// and B k×n supplied panel by panel by src, then applies ep (nil: none).
-func SgemmSource(m, n, k int, a []float32, lda int, src BPanelSource, beta float32, c []float32, ldc int, ep *Epilogue) {
-	sgemm(m, n, k, &aOperand{a: a, lda: lda, alpha: 1}, &bOperand{src: src}, beta, c, ldc, ep)
+// sgemmNBits computes C = A·B + beta·C with A m×k (leading dimension lda)
+// and B the block-quantized k×n weight q, dequantized one panel at a time
+// as the GEMM packs it (a concrete type, not an interface: escape analysis
+// would otherwise move every operand of sgemm, im2col's included, to the
+// heap).
+func sgemmNBits(m int, a []float32, lda int, q *NBits, beta float32, c []float32, ldc int, ep *Epilogue) {
+	sgemm(m, q.N, q.K, &aOperand{a: a, lda: lda, alpha: 1}, &bOperand{nbits: q}, beta, c, ldc, ep)
 }
 
 // sgemm computes C = A·B + beta·C (A m×k, B k×n), then applies the
@@ -330,7 +323,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	fused := ep.fusable()
 	// A plain B read in place (see directB), whatever the rows of A: the
 	// column sweep reads a strided panel as fast as a packed one.
-	direct := directB && B.packed == nil && B.im2col == nil && B.src == nil && !B.trans
+	direct := directB && B.packed == nil && B.im2col == nil && B.nbits == nil && !B.trans
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
