@@ -127,7 +127,7 @@ func (c dcase) runGort() (map[string]*tensor.Tensor, error) {
 // diffCases draws the cases from a fixed seed: asymmetric shapes (batch >
 // 1, sequence ≠ hidden, odd sizes), every optional input and output, and
 // attribute values beside the defaults.
-func diffCases() []dcase {
+func diffCases() (cs []dcase) {
 	r := rand.New(rand.NewPCG(24, 2024))
 	pick := func(xs ...int) int { return xs[r.IntN(len(xs))] }
 	shape := func(minRank, maxRank int) []int {
@@ -137,7 +137,6 @@ func diffCases() []dcase {
 		}
 		return s
 	}
-	var cs []dcase
 	add := func(c dcase) {
 		c.name = fmt.Sprintf("%s_%d", c.op, len(cs))
 		cs = append(cs, c)

@@ -182,6 +182,7 @@ func (o *aOperand) block(i0, mb, p0, kb int, scratch []float32) (data []float32,
 type bOperand struct {
 	packed *PackedB
 	im2col *im2colB
+	nbits  *NBits // a block-quantized weight, dequantized panel by panel
 	trans  bool
 	b      []float32
 	ldb    int
@@ -193,6 +194,12 @@ func (o *bOperand) block(p0, kb, j0, nb int, scratch []float32) (data []float32,
 	}
 	if o.im2col != nil {
 		return o.im2col.block(p0, kb, j0, nb, scratch)
+	}
+	if o.nbits != nil {
+		for j := 0; j < nb; j += NR {
+			o.nbits.PackBPanel(p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
+		}
+		return scratch, NR * kb
 	}
 	for j := 0; j < nb; j += NR {
 		packBPanel(o.trans, o.b, o.ldb, p0, kb, j0+j, min(NR, nb-j), scratch[j*kb:(j+NR)*kb])
@@ -269,6 +276,15 @@ func SgemmPackedB(transA bool, m int, alpha float32, a []float32, lda int, pb *P
 	sgemm(m, pb.N, pb.K, &aOperand{trans: transA, a: a, lda: lda, alpha: alpha}, &bOperand{packed: pb}, beta, c, ldc, ep)
 }
 
+// sgemmNBits computes C = A·B + beta·C with A m×k (leading dimension lda)
+// and B the block-quantized k×n weight q, dequantized one panel at a time
+// as the GEMM packs it (a concrete type, not an interface: escape analysis
+// would otherwise move every operand of sgemm, im2col's included, to the
+// heap).
+func sgemmNBits(m int, a []float32, lda int, q *NBits, beta float32, c []float32, ldc int, ep *Epilogue) {
+	sgemm(m, q.N, q.K, &aOperand{a: a, lda: lda, alpha: 1}, &bOperand{nbits: q}, beta, c, ldc, ep)
+}
+
 // sgemm computes C = A·B + beta·C (A m×k, B k×n), then applies the
 // epilogue ep (nil for none) to C.
 func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc int, ep *Epilogue) {
@@ -307,7 +323,7 @@ func sgemm(m, n, k int, A *aOperand, B *bOperand, beta float32, c []float32, ldc
 	fused := ep.fusable()
 	// A plain B read in place (see directB), whatever the rows of A: the
 	// column sweep reads a strided panel as fast as a packed one.
-	direct := directB && B.packed == nil && B.im2col == nil && !B.trans
+	direct := directB && B.packed == nil && B.im2col == nil && B.nbits == nil && !B.trans
 	for jc := 0; jc < n; jc += sgemmNC {
 		nb := min(sgemmNC, n-jc)
 		for pc := 0; pc < k; pc += sgemmKC {
