@@ -1,0 +1,150 @@
+package contrib_test
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gort-dev/gort/ops/contrib"
+	"github.com/gort-dev/gort/ops/internal/optest"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// The attention ops' differential cases. Each draws shapes with batch > 1,
+// S ≠ T and odd head sizes where onnxruntime's CPU kernels allow them, and
+// keeps out the forms those kernels refuse or compute against their
+// documentation (docs/contrib.md lists them).
+func init() {
+	moreDiffCases = append(moreDiffCases, rotaryCases, mhaCases)
+}
+
+func i32T(shape []int, v ...int32) *tensor.Tensor { return tensor.Of(shape, v) }
+func i64T(shape []int, v ...int64) *tensor.Tensor { return tensor.Of(shape, v) }
+
+// rotaryCaches are cos/sin caches of maxPos rows and width w, from angles
+// pos·θᵢ as models build them.
+func rotaryCaches(maxPos, w int) (*tensor.Tensor, *tensor.Tensor) {
+	c, s := make([]float32, maxPos*w), make([]float32, maxPos*w)
+	for p := 0; p < maxPos; p++ {
+		for i := 0; i < w; i++ {
+			a := float64(p) * math.Pow(10000, -float64(i)/float64(w))
+			c[p*w+i], s[p*w+i] = float32(math.Cos(a)), float32(math.Sin(a))
+		}
+	}
+	return tensor.Of([]int{maxPos, w}, c), tensor.Of([]int{maxPos, w}, s)
+}
+
+func rotaryCases(r *rand.Rand, add func(dcase)) {
+	for i := 0; i < 24; i++ {
+		b, s, n := 1+r.IntN(3), 1+r.IntN(6), 1+r.IntN(4)
+		h := []int{2, 4, 6, 8, 10, 16}[r.IntN(6)]
+		attrs := optest.A{"interleaved": r.IntN(2)}
+		rd := h
+		if i%3 == 1 {
+			rd = 2 * (1 + r.IntN(h/2))
+			attrs["rotary_embedding_dim"] = rd
+			attrs["num_heads"] = n
+		} else if i%3 == 2 {
+			attrs["num_heads"] = n
+		}
+		maxPos := s + 8
+		cos, sin := rotaryCaches(maxPos, rd/2)
+		var x *tensor.Tensor
+		if i%4 == 3 {
+			x = randT(r, 2, 0, b, n, s, h)
+		} else {
+			x = randT(r, 2, 0, b, s, n*h)
+		}
+		var pos *tensor.Tensor
+		if i%2 == 0 {
+			pos = i64T([]int{1}, int64(r.IntN(8)))
+		} else {
+			ids := make([]int64, b*s)
+			for j := range ids {
+				ids[j] = int64(r.IntN(maxPos))
+			}
+			pos = i64T([]int{b, s}, ids...)
+		}
+		add(dcase{domain: contrib.Domain, op: "RotaryEmbedding", attrs: attrs, in: []*tensor.Tensor{x, pos, cos, sin}, outs: []bool{true}})
+	}
+}
+
+// mhaCases covers separate and (B, N, L, H) key/value, bias, the mask
+// forms, attention_bias, past and present, unidirectional, scale and
+// mask_filter_value. Packed QKV and KV are left to the unit tests: the CPU
+// kernel does not implement them.
+func mhaCases(r *rand.Rand, add func(dcase)) {
+	for i := 0; i < 28; i++ {
+		b, s, n := 1+r.IntN(3), 1+r.IntN(5), 1+r.IntN(3)
+		h, hv := 1+r.IntN(7), 1+r.IntN(7)
+		l := 1 + r.IntN(6)
+		attrs := optest.A{"num_heads": n}
+		if r.IntN(3) == 0 {
+			attrs["unidirectional"] = 1
+			l = min(l, s) // the CPU kernel never masks the last query row (docs/contrib.md)
+		}
+		if r.IntN(4) == 0 {
+			attrs["scale"] = float32(0.3)
+		}
+		if r.IntN(4) == 0 {
+			attrs["mask_filter_value"] = float32(-500)
+		}
+		kvHeads := i%5 == 4
+		past := 0
+		if !kvHeads && r.IntN(2) == 0 {
+			past = 1 + r.IntN(4)
+		}
+		if past > 0 || kvHeads {
+			hv = h // the CPU kernel requires it (docs/contrib.md)
+		}
+		total := past + l
+		in := make([]*tensor.Tensor, 8)
+		in[0] = randT(r, 1, 0, b, s, n*h)
+		if kvHeads {
+			in[1], in[2] = randT(r, 1, 0, b, n, l, h), randT(r, 1, 0, b, n, l, hv)
+		} else {
+			in[1], in[2] = randT(r, 1, 0, b, l, n*h), randT(r, 1, 0, b, l, n*hv)
+			if r.IntN(2) == 0 {
+				in[3] = randT(r, 0.5, 0, 2*n*h+n*hv)
+			}
+		}
+		maskForm := r.IntN(4)
+		if maskForm == 3 && attrs["unidirectional"] != nil {
+			maskForm = 2 // the CPU kernel drops a (B, S, T) mask under unidirectional (docs/contrib.md)
+		}
+		switch maskForm {
+		case 1:
+			ends := make([]int32, b)
+			for j := range ends {
+				ends[j] = int32(1 + r.IntN(total))
+			}
+			in[4] = i32T([]int{b}, ends...)
+		case 2:
+			m := make([]int32, b*total)
+			for j := range m {
+				m[j] = int32(r.IntN(4) % 3 & 1)
+				if j%total == 0 {
+					m[j] = 1
+				}
+			}
+			in[4] = i32T([]int{b, total}, m...)
+		case 3:
+			m := make([]int32, b*s*total)
+			for j := range m {
+				m[j] = int32(min(1, r.IntN(3)))
+			}
+			in[4] = i32T([]int{b, s, total}, m...)
+		}
+		if r.IntN(2) == 0 {
+			bb, bn := []int{1, b}[r.IntN(2)], []int{1, n}[r.IntN(2)]
+			in[5] = randT(r, 1, 0, bb, bn, s, total)
+		}
+		if past > 0 {
+			in[6], in[7] = randT(r, 1, 0, b, n, past, h), randT(r, 1, 0, b, n, past, hv)
+		}
+		outs := []bool{true, r.IntN(2) == 0, r.IntN(2) == 0}
+		if past > 0 {
+			outs[1], outs[2] = true, true // the CPU kernel reads the past only then (docs/contrib.md)
+		}
+		add(dcase{domain: contrib.Domain, op: "MultiHeadAttention", attrs: attrs, in: in, outs: outs})
+	}
+}
