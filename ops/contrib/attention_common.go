@@ -162,9 +162,11 @@ func (m *ortMask) apply(b, i int, row []float32) {
 
 // attendAll runs the heads: q (B, N, S, D), k (B, Nkv, T, D), v (B, Nkv, T,
 // Dv), query head n reading kv head n/(N/Nkv); out is (B, S, N·Dv). row
-// (may be nil) finishes the scores of query i of (b, n).
+// (may be nil) finishes the scores of query i of (b, n). keys (may be nil)
+// bounds the keys batch b looks at to its first keys(b): the others must be
+// ones row would disallow.
 func attendAll(ctx *op.Context, out, q, k, v []float32, batch, heads, kvHeads, s, total, d, dv int, scale, softcap float64, smooth bool,
-	row func(b, n, i int, scores []float32)) error {
+	row func(b, n, i int, scores []float32), keys func(b int) int) error {
 	group := heads / kvHeads
 	var scratch []float32
 	for b := 0; b < batch; b++ {
@@ -177,6 +179,9 @@ func attendAll(ctx *op.Context, out, q, k, v []float32, batch, heads, kvHeads, s
 				Q: q[(b*heads+n)*s*d:], K: k[kv*total*d:], V: v[kv*total*dv:], Out: out[b*s*heads*dv+n*dv:],
 				LdQ: d, LdK: d, LdV: dv, LdOut: heads * dv, S: s, T: total, D: d, Dv: dv,
 				Scale: scale, Softcap: softcap, Smooth: smooth,
+			}
+			if keys != nil {
+				h.T = keys(b)
 			}
 			if row != nil {
 				b, n := b, n

@@ -219,7 +219,7 @@ func runMHA(ctx *op.Context, p *mhaAttrs, ins []*tensor.Tensor) ([]*tensor.Tenso
 			}
 		}
 	}
-	if err := attendAll(ctx, yd, qd, kd, vd, m.batch, N, N, m.s, total, m.h, m.hv, defaultScale(p.scale, m.h), 0, false, row); err != nil {
+	if err := attendAll(ctx, yd, qd, kd, vd, m.batch, N, N, m.s, total, m.h, m.hv, defaultScale(p.scale, m.h), 0, false, row, nil); err != nil {
 		return nil, err
 	}
 	return outs, nil

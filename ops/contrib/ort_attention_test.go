@@ -14,7 +14,7 @@ import (
 // keeps out the forms those kernels refuse or compute against their
 // documentation (docs/contrib.md lists them).
 func init() {
-	moreDiffCases = append(moreDiffCases, rotaryCases, mhaCases)
+	moreDiffCases = append(moreDiffCases, rotaryCases, mhaCases, gqaCases)
 }
 
 func i32T(shape []int, v ...int32) *tensor.Tensor { return tensor.Of(shape, v) }
@@ -146,5 +146,84 @@ func mhaCases(r *rand.Rand, add func(dcase)) {
 			outs[1], outs[2] = true, true // the CPU kernel reads the past only then (docs/contrib.md)
 		}
 		add(dcase{domain: contrib.Domain, op: "MultiHeadAttention", attrs: attrs, in: in, outs: outs})
+	}
+}
+
+// gqaCases covers first prompts and decoding steps over a cache of unequal
+// per-batch lengths, packed and separate QKV, kv_num_heads < num_heads,
+// rotary (interleaved or not), local windows, softcap, smooth softmax,
+// scale and attention_bias. Right-padded first prompts are left to the unit
+// tests (docs/contrib.md).
+func gqaCases(r *rand.Rand, add func(dcase)) {
+	for i := 0; i < 32; i++ {
+		b := 1 + r.IntN(3)
+		kvN := 1 + r.IntN(2)
+		n := kvN * (1 + r.IntN(3))
+		rotary := i%3 != 0
+		// The CPU kernel wants head sizes that are multiples of 8 (16 with rotary).
+		h := []int{8, 16, 24}[r.IntN(3)]
+		if rotary {
+			h = []int{16, 32}[r.IntN(2)]
+		}
+		attrs := optest.A{"num_heads": n, "kv_num_heads": kvN}
+		prompt := i%4 == 0
+		s := 1 + r.IntN(4)
+		if !prompt && r.IntN(3) > 0 {
+			s = 1
+		}
+		if !prompt && s > 1 {
+			b = 1 // the CPU kernel's rule for prompts continuing a cache
+		}
+		pastOf := make([]int, b)
+		pbuf := 0
+		if !prompt {
+			pbuf = 1 + r.IntN(6)
+			for j := range pastOf {
+				pastOf[j] = r.IntN(pbuf + 1)
+			}
+			pastOf[r.IntN(b)] = pbuf
+		}
+		total := 0
+		lens := make([]int32, b)
+		for j := range lens {
+			lens[j] = int32(pastOf[j] + s - 1)
+			total = max(total, pastOf[j]+s)
+		}
+		in := make([]*tensor.Tensor, 11)
+		if i%2 == 0 {
+			in[0] = randT(r, 1, 0, b, s, (n+2*kvN)*h)
+		} else {
+			in[0], in[1], in[2] = randT(r, 1, 0, b, s, n*h), randT(r, 1, 0, b, s, kvN*h), randT(r, 1, 0, b, s, kvN*h)
+		}
+		if !prompt {
+			in[3], in[4] = randT(r, 1, 0, b, kvN, pbuf, h), randT(r, 1, 0, b, kvN, pbuf, h)
+		}
+		in[5] = i32T([]int{b}, lens...)
+		in[6] = i32T([]int{1}, int32(total))
+		if rotary {
+			rd := h
+			if h == 32 && r.IntN(2) == 0 {
+				rd = 16 // the kernel wants rotary_dim/2 a multiple of 8
+			}
+			in[7], in[8] = rotaryCaches(total+4, rd/2)
+			attrs["do_rotary"] = 1
+			attrs["rotary_interleaved"] = r.IntN(2)
+		}
+		if r.IntN(3) == 0 {
+			attrs["local_window_size"] = 1 + r.IntN(3)
+		}
+		if r.IntN(3) == 0 {
+			attrs["softcap"] = float32(1 + r.IntN(3))
+		}
+		if r.IntN(4) == 0 {
+			attrs["smooth_softmax"] = 1
+		}
+		if r.IntN(4) == 0 {
+			attrs["scale"] = float32(0.4)
+		}
+		if r.IntN(3) == 0 {
+			in[10] = randT(r, 1, 0, []int{1, b}[r.IntN(2)], []int{1, n}[r.IntN(2)], s, total)
+		}
+		add(dcase{domain: contrib.Domain, op: "GroupQueryAttention", attrs: attrs, in: in, outs: []bool{true, true, true}})
 	}
 }
