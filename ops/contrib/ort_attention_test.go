@@ -14,7 +14,7 @@ import (
 // keeps out the forms those kernels refuse or compute against their
 // documentation (docs/contrib.md lists them).
 func init() {
-	moreDiffCases = append(moreDiffCases, rotaryCases, mhaCases, gqaCases)
+	moreDiffCases = append(moreDiffCases, rotaryCases, mhaCases, gqaCases, bertCases)
 }
 
 func i32T(shape []int, v ...int32) *tensor.Tensor { return tensor.Of(shape, v) }
@@ -225,5 +225,80 @@ func gqaCases(r *rand.Rand, add func(dcase)) {
 			in[10] = randT(r, 1, 0, []int{1, b}[r.IntN(2)], []int{1, n}[r.IntN(2)], s, total)
 		}
 		add(dcase{domain: contrib.Domain, op: "GroupQueryAttention", attrs: attrs, in: in, outs: []bool{true, true, true}})
+	}
+}
+
+// bertCases covers Attention: qkv_hidden_sizes with a different value
+// size, optional bias, the 1-D, 2-D and 3-D mask forms, past and present,
+// attention_bias, unidirectional, scale and mask_filter_value. The 4-D
+// Megatron mask is left to the unit tests (the CPU kernel refuses it).
+func bertCases(r *rand.Rand, add func(dcase)) {
+	for i := 0; i < 28; i++ {
+		b, s, n := 1+r.IntN(3), 1+r.IntN(5), 1+r.IntN(3)
+		h, hin := 1+r.IntN(6), 1+r.IntN(9)
+		hv := h
+		attrs := optest.A{"num_heads": n}
+		past := 0
+		if r.IntN(2) == 0 {
+			past = 1 + r.IntN(4)
+		} else if r.IntN(2) == 0 {
+			hv = 1 + r.IntN(6)
+			attrs["qkv_hidden_sizes"] = []int64{int64(n * h), int64(n * h), int64(n * hv)}
+		}
+		causal := r.IntN(3) == 0
+		if causal {
+			attrs["unidirectional"] = 1
+		}
+		if r.IntN(4) == 0 {
+			attrs["scale"] = float32(0.25)
+		}
+		if r.IntN(4) == 0 {
+			attrs["mask_filter_value"] = float32(-300)
+		}
+		total := past + s
+		dtot := 2*n*h + n*hv
+		in := make([]*tensor.Tensor, 6)
+		in[0], in[1] = randT(r, 1, 0, b, s, hin), randT(r, 0.5, 0, hin, dtot)
+		in[2] = randT(r, 0.5, 0, dtot) // onnxruntime-node 1.23 crashes without it (docs/contrib.md)
+		form := r.IntN(5)
+		if form == 4 && causal {
+			form = 3 // the CPU kernel drops a (B, S, T) mask under unidirectional (docs/contrib.md)
+		}
+		switch form {
+		case 1, 2:
+			k := b * form
+			idx := make([]int32, k)
+			for j := range idx {
+				if j < b {
+					idx[j] = int32(1 + r.IntN(total))
+				} else {
+					idx[j] = int32(r.IntN(int(idx[j-b])))
+				}
+			}
+			in[3] = i32T([]int{k}, idx...)
+		case 3:
+			m := make([]int32, b*total)
+			for j := range m {
+				m[j] = int32(min(1, r.IntN(3)))
+			}
+			in[3] = i32T([]int{b, total}, m...)
+		case 4:
+			m := make([]int32, b*s*total)
+			for j := range m {
+				m[j] = int32(min(1, r.IntN(3)))
+			}
+			in[3] = i32T([]int{b, s, total}, m...)
+		}
+		if past > 0 {
+			in[4] = randT(r, 1, 0, 2, b, n, past, h)
+		}
+		if past == 0 && r.IntN(2) == 0 { // the CPU kernel refuses past with attention_bias
+			in[5] = randT(r, 1, 0, []int{1, b}[r.IntN(2)], []int{1, n}[r.IntN(2)], s, total)
+		}
+		outs := []bool{true}
+		if hv == h {
+			outs = append(outs, past > 0 || r.IntN(2) == 0)
+		}
+		add(dcase{domain: contrib.Domain, op: "Attention", attrs: attrs, in: in, outs: outs})
 	}
 }
