@@ -1,8 +1,19 @@
 // Package contrib implements operators of onnxruntime's com.microsoft
 // domain (onnxruntime's docs/ContribOperators.md), the ones exported
 // transformers use: the GELU family (Gelu, FastGelu, BiasGelu, QuickGelu),
-// BiasAdd, and the fused layer norms (SkipLayerNormalization,
-// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization).
+// BiasAdd, the fused layer norms (SkipLayerNormalization,
+// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization), and the
+// attention ops (Attention, MultiHeadAttention, GroupQueryAttention,
+// RotaryEmbedding).
+//
+// The attention ops gather keys and values into (B, N, T, H) buffers (the
+// present outputs) and run one fused kernel per (batch, head),
+// kernels.Attend: Q·Kᵀ for a block of query rows, softcap, the row's masks
+// and biases, a float64-summed softmax and P·V, never holding more than a
+// row block of scores. Attention and MultiHeadAttention add
+// mask_filter_value to masked keys as onnxruntime does (a row with every key
+// masked still softmaxes its scores); GroupQueryAttention excludes keys
+// outside the causal, window and padding limits outright.
 //
 // The semantics are those of onnxruntime's documentation, then of its CPU
 // kernels where the documentation is silent; docs/contrib.md lists each op,
