@@ -410,15 +410,28 @@ func tensorFromJSInto(w js.Value, alloc func(tensor.DType, []int) *tensor.Tensor
 	if b.Type() != js.TypeObject || !b.InstanceOf(uint8Array) {
 		return nil, fmt.Errorf("tensor bytes must be a Uint8Array")
 	}
-	eb := wireElemBytes(dt)
-	if got := b.Get("byteLength").Int(); eb == 0 || got != n*eb {
-		return nil, fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", shape, n, n*eb, dt, got)
+	if wireElemBytes(dt) == 0 {
+		return nil, fmt.Errorf("%s tensors cannot be fed as bytes", dt)
 	}
 	var t *tensor.Tensor
 	if alloc != nil {
 		t = alloc(dt, shape)
 	} else {
 		t = tensor.New(dt, shape...)
+	}
+	if err := fillFromBytes(t, n, b); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// fillFromBytes overwrites every element of t (n of them) with the wire
+// bytes of the Uint8Array b, which must hold exactly n elements.
+func fillFromBytes(t *tensor.Tensor, n int, b js.Value) error {
+	dt := t.DType()
+	eb := wireElemBytes(dt)
+	if got := b.Length(); eb == 0 || got != n*eb {
+		return fmt.Errorf("dims %v need %d elements (%d bytes of %s), data has %d bytes", t.Shape(), n, n*eb, dt, got)
 	}
 	switch dt {
 	case tensor.Float16, tensor.BFloat16:
@@ -434,7 +447,7 @@ func tensorFromJSInto(w js.Value, alloc func(tensor.DType, []int) *tensor.Tensor
 				f[i] = tensor.BF16ToF32(x)
 			}
 		}
-		return t, nil
+		return nil
 	case tensor.Bool:
 		// Go bools must be exactly 0 or 1: go through bytes and normalize.
 		raw := make([]byte, n)
@@ -443,19 +456,19 @@ func tensorFromJSInto(w js.Value, alloc func(tensor.DType, []int) *tensor.Tensor
 		for i, x := range raw {
 			bs[i] = x != 0
 		}
-		return t, nil
+		return nil
 	}
 	dst, err := storageBytes(t)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	copyIn(dst, b)
 	if lo, hi, ok := subByteRange(dt); ok {
 		if err := checkRange(t, lo, hi); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 func copyIn(dst []byte, src js.Value) {

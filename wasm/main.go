@@ -74,6 +74,7 @@ func main() {
 	api.Set("version", version)
 	api.Set("load", asyncFunc(load))
 	api.Set("run", asyncFunc(run))
+	api.Set("runQuick", syncFunc(runQuick)) // quick.go
 	api.Set("decode", asyncFunc(decode))
 	api.Set("abort", syncFunc(abort))
 	api.Set("release", syncFunc(release))
@@ -474,6 +475,7 @@ func release(args []js.Value) (any, error) {
 	reg.mu.Unlock()
 	sessionDevices.Delete(int(id))
 	feedBufs.Delete(int(id))
+	quickHeld.Delete(int(id))
 	return ok, nil
 }
 

@@ -166,6 +166,80 @@ test('every dtype round-trips bit-exactly through a session (bulk byte copies)',
   await e.release();
 });
 
+test('short runs take the quick path (src/backends/quick.js) with the results of run(): every dtype, rank 9, string outputs, optional feeds', async () => {
+  const names = Object.keys(ROUND_TRIP);
+  const vars = names.map((t) => ({ name: `v_${t}`, type: { tensor: t, shape: [2, 3] } }));
+  const s = await InferenceSession.create(passthrough(vars));
+  const feeds = {};
+  for (const t of names) feeds[`v_${t}`] = new Tensor(t, ROUND_TRIP[t], [2, 3]);
+  for (let i = 0; i < 3; i++) {
+    const out = await s.run(feeds);
+    for (const t of names) {
+      const got = out[`v_${t}`];
+      assert.equal(got.type, t);
+      assert.deepEqual(got.dims, [2, 3]);
+      if (t === 'string') assert.deepEqual(got.data, ROUND_TRIP[t]);
+      else assert.deepEqual(raw(got.data), raw(ROUND_TRIP[t]), `run ${i}: ${t} bytes differ`);
+    }
+  }
+  // A string feed is not carried by the quick path: every run took run().
+  assert.equal(s._info.quickRuns || 0, 0);
+  await s.release();
+  const n = await InferenceSession.create(passthrough(vars.filter((v) => v.name !== 'v_string')));
+  const numeric = Object.fromEntries(Object.entries(feeds).filter(([name]) => name !== 'v_string'));
+  const fetches = Object.keys(numeric);
+  // A run is quick when the session's last run took under 2 ms: after the
+  // first runs (V8 still compiling), most are.
+  const quick = (sess) => sess._info.quickRuns || 0;
+  for (let i = 0; quick(n) < 3 && i < 100; i++) {
+    const f = fetches.slice(i % 3);
+    const out = await n.run(numeric, f);
+    assert.deepEqual(Object.keys(out).sort(), f.slice().sort());
+    for (const name of f) assert.deepEqual(raw(out[name].data), raw(numeric[name].data), `run ${i}: ${name}`);
+  }
+  assert.equal(quick(n), 3, 'no run took the quick path');
+  await n.release();
+
+  // Outputs of rank 9 overflow the header buffer sized for rank 4; a string
+  // output made from a numeric feed comes back through the extra values.
+  const r = await InferenceSession.create(model({
+    inputs: [{ name: 'x', type: { tensor: 'float32', shape: [1, 2, 1, 1, 1, 1, 1, 1, 3] } }],
+    outputs: [{ name: 'y', type: { tensor: 'float32', shape: [1, 2, 1, 1, 1, 1, 1, 1, 3] } }, { name: 's', type: { tensor: 'string', shape: [1, 2, 1, 1, 1, 1, 1, 1, 3] } }],
+    nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }, { op: 'Cast', inputs: ['x'], outputs: ['s'], attrs: { to: 8 } }],
+  }));
+  const dims = [1, 2, 1, 1, 1, 1, 1, 1, 3];
+  for (let i = 0; quick(r) < 3 && i < 100; i++) {
+    const x = new Float32Array([-1, 2, -3, 4, i, 6]);
+    const out = await r.run({ x: new Tensor('float32', x, dims) });
+    assert.deepEqual(out.y.dims, dims);
+    assert.deepEqual([...out.y.data], [0, 2, 0, 4, i, 6]);
+    assert.deepEqual(out.s.data, ['-1.0', '2.0', '-3.0', '4.0', `${i}.0`, '6.0']);
+  }
+  assert.equal(quick(r), 3, 'no run took the quick path');
+  // A yield interval under the quick path's limit keeps every run on run().
+  const old = env.wasm.yieldIntervalMs;
+  env.wasm.yieldIntervalMs = 0;
+  try {
+    for (let i = 0; i < 3; i++) await r.run({ x: new Tensor('float32', new Float32Array(6), dims) });
+    assert.equal(quick(r), 3);
+  } finally {
+    env.wasm.yieldIntervalMs = old;
+  }
+  await r.release();
+
+  // An optional input is wrapped by run(): its runs never go quick, and stay right.
+  needs('OptionalHasElement');
+  const o = await InferenceSession.create(model({
+    opset: 18,
+    inputs: [{ name: 'x', type: { optional: { tensor: 'float32', shape: [2] } } }],
+    outputs: [{ name: 'h', type: { tensor: 'bool', shape: [] } }],
+    nodes: [{ op: 'OptionalHasElement', inputs: ['x'], outputs: ['h'] }],
+  }));
+  for (let i = 0; i < 10; i++) assert.equal((await o.run({ x: new Tensor('float32', new Float32Array(2), [2]) })).h.data[0], 1);
+  assert.equal(quick(o), 0);
+  await o.release();
+});
+
 test('a session copies each run\'s feeds into the previous run\'s memory without mixing runs up', async () => {
   // wasm/feedbufs.go keeps a session's host feed tensors between runs: Relu
   // may run in place over the kept x, h converts from float16, b normalises
