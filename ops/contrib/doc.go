@@ -2,7 +2,8 @@
 // domain (onnxruntime's docs/ContribOperators.md), the ones exported
 // transformers use: the GELU family (Gelu, FastGelu, BiasGelu, QuickGelu),
 // BiasAdd, and the fused layer norms (SkipLayerNormalization,
-// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization).
+// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization), and the
+// quantized weights' MatMulNBits and GatherBlockQuantized.
 //
 // The semantics are those of onnxruntime's documentation, then of its CPU
 // kernels where the documentation is silent; docs/contrib.md lists each op,
