@@ -88,7 +88,11 @@ func (a *attnBias) row(b, n, i int) []float32 {
 // ortMask is the mask of onnxruntime's Attention and MultiHeadAttention:
 // keys it excludes get mask_filter_value added to their scores (a finite
 // value by default, -10000, so a row excluding every key still softmaxes
-// its scores; onnxruntime's CPU kernels do the same). Key j of query i is
+// its scores; onnxruntime's CPU kernels do the same). A key the causal rule
+// excludes is out of the softmax altogether, as in onnxruntime-node 1.23: a
+// row whose every key is padded puts its weight on the padded keys it may
+// see, not on later ones (checked with a differential case whose first batch
+// pads every key). Key j of query i is
 // excluded by the causal rule when j > past + i (applied only when there is
 // more than one query, as onnxruntime does), by an end position (1-D (B)
 // masks, and left padding by a start position with (2B)), or by a 0 in a
@@ -151,10 +155,9 @@ func (m *ortMask) apply(b, i int, row []float32) {
 		case m.ends != nil:
 			out = j >= int(m.ends[b]) || (m.starts != nil && j < int(m.starts[b]))
 		}
-		if !out && m.causal && j > m.past+i {
-			out = true
-		}
-		if out {
+		if m.causal && j > m.past+i {
+			row[j] = negInf32
+		} else if out {
 			row[j] += f
 		}
 	}

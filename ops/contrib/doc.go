@@ -2,9 +2,10 @@
 // domain (onnxruntime's docs/ContribOperators.md), the ones exported
 // transformers use: the GELU family (Gelu, FastGelu, BiasGelu, QuickGelu),
 // BiasAdd, the fused layer norms (SkipLayerNormalization,
-// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization), and the
+// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization), the
 // attention ops (Attention, MultiHeadAttention, GroupQueryAttention,
-// RotaryEmbedding).
+// RotaryEmbedding), and the quantized weights' MatMulNBits and
+// GatherBlockQuantized.
 //
 // The attention ops gather keys and values into (B, N, T, H) buffers (the
 // present outputs) and run one fused kernel per (batch, head),

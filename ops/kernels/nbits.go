@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Block-quantized weights (onnxruntime's MatMulNBits layout) and their
 // product with a float32 matrix.
@@ -29,6 +32,11 @@ type NBits struct {
 	// GIdx, when not nil, gives the block of each k (K entries): the
 	// scale and zero point of B(k, n) are those of block GIdx[k].
 	GIdx []int32
+
+	// szp holds scale·zp per (n, block) for rowTimes4, built on its
+	// first use (the weight is constant once wrapped).
+	szpOnce sync.Once
+	szp     []float32
 }
 
 // NewNBits checks the sizes of a quantized weight and returns it.
@@ -121,6 +129,10 @@ func MatMulNBits(m int, a []float32, lda int, q *NBits, bias []float32, c []floa
 		return
 	}
 	for i := 0; i < m; i++ {
+		if q.Bits == 4 && q.BlockSize >= nbits4Min {
+			q.rowTimes4(a[i*lda:i*lda+q.K], bias, c[i*ldc:i*ldc+q.N])
+			continue
+		}
 		q.rowTimes(a[i*lda:i*lda+q.K], bias, c[i*ldc:i*ldc+q.N])
 	}
 }
