@@ -117,30 +117,37 @@ function close(got, want, what) {
   return worst;
 }
 
-test('feature-extraction (tiny BERT): gort\'s embeddings match onnxruntime-node\'s within 1e-4', (t) => {
-  for (const k of ['features', 'featuresBatch', 'featuresMean']) {
-    const worst = close(results.gort[k], results.ort[k], k);
-    t.diagnostic(`${k} ${JSON.stringify(results.gort[k].dims)}: max |diff| ${worst.toExponential(2)}`);
-  }
-  // The padded batch is not all padding: its second row is the longer text.
-  assert.equal(results.ort.featuresBatch.dims[0], 2);
-});
+// fp32: onnx/model.onnx; q8: onnx/model_quantized.onnx (DynamicQuantizeLinear, MatMulInteger).
+for (const dtype of ['fp32', 'q8']) {
+  test(`feature-extraction (tiny BERT, ${dtype}): gort's embeddings match onnxruntime-node's within ${TOLERANCE}`, (t) => {
+    const [g, o] = [results.gort[dtype], results.ort[dtype]];
+    for (const k of ['features', 'featuresBatch', 'featuresMean']) {
+      const worst = close(g[k], o[k], `${dtype} ${k}`);
+      t.diagnostic(`${k} ${JSON.stringify(g[k].dims)}: max |diff| ${worst.toExponential(2)}`);
+    }
+    // The padded batch holds both texts.
+    assert.equal(o.featuresBatch.dims[0], 2);
+  });
 
-test('text-generation (tiny GPT-2, KV cache, greedy): gort generates onnxruntime-node\'s tokens', (t) => {
-  assert.deepEqual(results.gort.promptIds, results.ort.promptIds, 'prompt token ids');
-  assert.deepEqual(results.gort.generatedIds, results.ort.generatedIds, 'generated token ids');
-  assert.equal(results.gort.generatedText, results.ort.generatedText);
-  // 8 new tokens, not all one token (the KV cache changes what comes next).
-  const fresh = results.ort.generatedIds.slice(results.ort.promptIds.length);
-  assert.equal(fresh.length, 8);
-  assert.ok(new Set(fresh).size > 1, `degenerate generation ${fresh}`);
-  t.diagnostic(`generated ${JSON.stringify(fresh)}`);
-});
+  test(`text-generation (tiny GPT-2, ${dtype}, KV cache, greedy): gort generates onnxruntime-node's tokens`, (t) => {
+    const [g, o] = [results.gort[dtype], results.ort[dtype]];
+    assert.deepEqual(g.promptIds, o.promptIds, 'prompt token ids');
+    assert.deepEqual(g.generatedIds, o.generatedIds, 'generated token ids');
+    assert.equal(g.generatedText, o.generatedText);
+    // 8 new tokens, not all one token (the KV cache changes what comes next).
+    const fresh = o.generatedIds.slice(o.promptIds.length);
+    assert.equal(fresh.length, 8);
+    assert.ok(new Set(fresh).size > 1, `degenerate generation ${fresh}`);
+    t.diagnostic(`generated ${JSON.stringify(fresh)}`);
+  });
+}
 
-test('timings (GORT_TFJS_ITERATIONS=N)', { skip: !results.gort?.timings && !process.env.GORT_TFJS_ITERATIONS }, (t) => {
-  for (const name of ['gort', 'ort']) {
-    const m = results[name].timings;
-    t.diagnostic(`${results[name].runtime}: ${m.featureExtractionMs.toFixed(2)} ms per feature-extraction call (median ${m.featureExtractionMedianMs.toFixed(2)}), `
-      + `${m.generateMsPerToken.toFixed(2)} ms per generated token (median ${m.generateMedianMsPerToken.toFixed(2)})`);
+test('timings (GORT_TFJS_ITERATIONS=N)', { skip: !process.env.GORT_TFJS_ITERATIONS }, (t) => {
+  for (const dtype of ['fp32', 'q8']) {
+    for (const name of ['gort', 'ort']) {
+      const m = results[name][dtype].timings;
+      t.diagnostic(`${dtype} ${results[name].runtime}: ${m.featureExtractionMs.toFixed(2)} ms per feature-extraction call (median ${m.featureExtractionMedianMs.toFixed(2)}), `
+        + `${m.generateMsPerToken.toFixed(2)} ms per generated token (median ${m.generateMedianMsPerToken.toFixed(2)})`);
+    }
   }
 });

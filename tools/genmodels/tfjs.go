@@ -16,7 +16,8 @@ import (
 
 // The -tfjs models: a tiny BERT encoder and a tiny GPT-2 decoder with a KV
 // cache in the folder layout transformers.js loads from env.localModelPath
-// (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx),
+// (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx and
+// the same weights in the q8 form, onnx/model_quantized.onnx),
 // with the input and output names and dynamic dimensions of Optimum's
 // exports, so that transformers.js's pipelines run them as they run
 // Xenova/bert-base-uncased or Xenova/gpt2 (tools/transformersjs).
@@ -69,8 +70,9 @@ func (b *graph) fromHeads(x string, d int) string {
 // GELU MLP, residual and LayerNormalization. Inputs input_ids,
 // attention_mask, token_type_ids [batch_size, sequence_length] int64;
 // output last_hidden_state.
-func tfjsBert(vocab, d, heads, layers, maxPos int, seed uint64) *pb.ModelProto {
+func tfjsBert(vocab, d, heads, layers, maxPos int, seed uint64, q8 bool) *pb.ModelProto {
 	b := newGraph("bert", seed)
+	b.q8 = q8
 	ids := b.dynInput("input_ids", tensor.Int64, "batch_size", "sequence_length")
 	mask := b.dynInput("attention_mask", tensor.Int64, "batch_size", "sequence_length")
 	types := b.dynInput("token_type_ids", tensor.Int64, "batch_size", "sequence_length")
@@ -111,8 +113,9 @@ func tfjsBert(vocab, d, heads, layers, maxPos int, seed uint64) *pb.ModelProto {
 // (empty on the first call); outputs logits and present.N.key/value. The
 // causal mask is built from the shapes (Range, LessOrEqual) and combined
 // with the padding mask (And, Where).
-func tfjsGPT2(vocab, d, heads, layers, maxPos int, seed uint64) *pb.ModelProto {
+func tfjsGPT2(vocab, d, heads, layers, maxPos int, seed uint64, q8 bool) *pb.ModelProto {
 	b := newGraph("gpt2", seed)
+	b.q8 = q8
 	ids := b.dynInput("input_ids", tensor.Int64, "batch_size", "sequence_length")
 	mask := b.dynInput("attention_mask", tensor.Int64, "batch_size", "total_sequence_length")
 	posIDs := b.dynInput("position_ids", tensor.Int64, "batch_size", "sequence_length")
@@ -156,7 +159,13 @@ func tfjsGPT2(vocab, d, heads, layers, maxPos int, seed uint64) *pb.ModelProto {
 	}
 	// An untied head: with GPT-2's tied one, random weights make each token
 	// predict itself and greedy decoding repeats the last prompt token.
-	logits := b.node("MatMul", []string{b.layerNorm(x, d), b.weight("lm_head", tensor.Float, 0.5, d, vocab)})
+	h := b.layerNorm(x, d)
+	var logits string
+	if q8 {
+		logits = b.quantMatMul(h, b.draw(0.5, d, vocab), d, vocab)
+	} else {
+		logits = b.node("MatMul", []string{h, b.weight("lm_head", tensor.Float, 0.5, d, vocab)})
+	}
 	// The outputs in Optimum's order: logits first, then the presents.
 	b.dynOutput(logits, "logits", tensor.Float, "batch_size", "sequence_length", vocab)
 	outs := b.g.Output
@@ -295,17 +304,19 @@ func tfjsModels() []tfjsModel {
 			"config.json": map[string]any{"model_type": "bert", "architectures": []string{"BertModel"}, "vocab_size": len(bv), "hidden_size": d,
 				"num_attention_heads": heads, "num_hidden_layers": layers, "intermediate_size": 4 * d, "max_position_embeddings": maxPos,
 				"type_vocab_size": 2, "hidden_act": "gelu", "layer_norm_eps": 1e-5, "pad_token_id": 0},
-			"tokenizer.json":        bertTokenizer(bv),
-			"tokenizer_config.json": map[string]any{"tokenizer_class": "BertTokenizer", "do_lower_case": true, "model_max_length": maxPos, "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]"},
-			"onnx/model.onnx":       tfjsBert(len(bv), d, heads, layers, maxPos, 501),
+			"tokenizer.json":            bertTokenizer(bv),
+			"tokenizer_config.json":     map[string]any{"tokenizer_class": "BertTokenizer", "do_lower_case": true, "model_max_length": maxPos, "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]"},
+			"onnx/model.onnx":           tfjsBert(len(bv), d, heads, layers, maxPos, 501, false),
+			"onnx/model_quantized.onnx": tfjsBert(len(bv), d, heads, layers, maxPos, 501, true),
 		}},
 		{"gort-tiny-gpt2", map[string]any{
 			"config.json": map[string]any{"model_type": "gpt2", "architectures": []string{"GPT2LMHeadModel"}, "vocab_size": len(gv), "n_embd": d,
 				"n_head": heads, "n_layer": layers, "n_positions": maxPos, "n_ctx": maxPos, "bos_token_id": eos, "eos_token_id": eos, "use_cache": true},
-			"generation_config.json": map[string]any{"bos_token_id": eos, "eos_token_id": eos},
-			"tokenizer.json":         gpt2Tokenizer(gv),
-			"tokenizer_config.json":  map[string]any{"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "model_max_length": maxPos, "add_prefix_space": false},
-			"onnx/model.onnx":        tfjsGPT2(len(gv), d, heads, layers, maxPos, 502),
+			"generation_config.json":    map[string]any{"bos_token_id": eos, "eos_token_id": eos},
+			"tokenizer.json":            gpt2Tokenizer(gv),
+			"tokenizer_config.json":     map[string]any{"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "model_max_length": maxPos, "add_prefix_space": false},
+			"onnx/model.onnx":           tfjsGPT2(len(gv), d, heads, layers, maxPos, 502, false),
+			"onnx/model_quantized.onnx": tfjsGPT2(len(gv), d, heads, layers, maxPos, 502, true),
 		}},
 	}
 }
