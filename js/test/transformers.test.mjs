@@ -3,9 +3,11 @@
 // pipelines on the real onnxruntime-node. See docs/transformersjs.md.
 //
 //   models     `go run ./tools/genmodels -tfjs` writes a tiny BERT and a tiny
-//              GPT-2 (KV cache) with tokenizers, in the folder layout
-//              transformers.js reads from env.localModelPath; remote models are
-//              off, so nothing comes from the Hugging Face hub
+//              GPT-2 (KV cache), each in fp32 and q8 (dynamic int8), and a
+//              tiny Llama-style decoder of onnxruntime contrib ops in q4, with
+//              tokenizers, in the folder layout transformers.js reads from
+//              env.localModelPath; remote models are off, so nothing comes
+//              from the Hugging Face hub
 //   gort app   transformers.js + the packed gort, npm overrides turning
 //              onnxruntime-node and onnxruntime-web into gort
 //   ort app    transformers.js + its own onnxruntime-node (CPU binaries ship in
@@ -14,8 +16,8 @@
 //   both       sharp (native image library, unused by text pipelines) is a stub
 //
 // fixtures/transformersjs/run.mjs runs in each app; this test compares what
-// they print: feature-extraction embeddings within 1e-4, the generated token
-// ids and text identical. GORT_TFJS_ITERATIONS=N adds timings of both
+// they print: feature-extraction embeddings and the prompt's logits within
+// 1e-4, the generated token ids and text identical. GORT_TFJS_ITERATIONS=N adds timings of both
 // runtimes (reported as diagnostics). GORT_TFJS_DIR=dir keeps (or reuses) the
 // apps there instead of a temporary directory, for debugging.
 import { test, before, after } from 'node:test';
@@ -130,16 +132,24 @@ for (const dtype of ['fp32', 'q8']) {
   });
 
   test(`text-generation (tiny GPT-2, ${dtype}, KV cache, greedy): gort generates onnxruntime-node's tokens`, (t) => {
-    const [g, o] = [results.gort[dtype], results.ort[dtype]];
-    assert.deepEqual(g.promptIds, o.promptIds, 'prompt token ids');
-    assert.deepEqual(g.generatedIds, o.generatedIds, 'generated token ids');
-    assert.equal(g.generatedText, o.generatedText);
-    // 8 new tokens, not all one token (the KV cache changes what comes next).
-    const fresh = o.generatedIds.slice(o.promptIds.length);
-    assert.equal(fresh.length, 8);
-    assert.ok(new Set(fresh).size > 1, `degenerate generation ${fresh}`);
-    t.diagnostic(`generated ${JSON.stringify(fresh)}`);
+    sameGeneration(t, results.gort[dtype], results.ort[dtype]);
   });
+}
+
+test('text-generation (tiny Llama-style decoder, q4: GroupQueryAttention, MatMulNBits, RotaryEmbedding, SkipSimplifiedLayerNormalization): gort generates onnxruntime-node\'s tokens', (t) => {
+  sameGeneration(t, results.gort.llamaQ4, results.ort.llamaQ4);
+});
+
+function sameGeneration(t, g, o) {
+  assert.deepEqual(g.promptIds, o.promptIds, 'prompt token ids');
+  const worst = close(g.promptLogits, o.promptLogits, 'prompt logits');
+  assert.deepEqual(g.generatedIds, o.generatedIds, 'generated token ids');
+  assert.equal(g.generatedText, o.generatedText);
+  // 8 new tokens, not all one token (the KV cache changes what comes next).
+  const fresh = o.generatedIds.slice(o.promptIds.length);
+  assert.equal(fresh.length, 8);
+  assert.ok(new Set(fresh).size > 1, `degenerate generation ${fresh}`);
+  t.diagnostic(`prompt logits ${JSON.stringify(g.promptLogits.dims)}: max |diff| ${worst.toExponential(2)}; generated ${JSON.stringify(fresh)}`);
 }
 
 test('timings (GORT_TFJS_ITERATIONS=N)', { skip: !process.env.GORT_TFJS_ITERATIONS }, (t) => {
@@ -149,5 +159,9 @@ test('timings (GORT_TFJS_ITERATIONS=N)', { skip: !process.env.GORT_TFJS_ITERATIO
       t.diagnostic(`${dtype} ${results[name].runtime}: ${m.featureExtractionMs.toFixed(2)} ms per feature-extraction call (median ${m.featureExtractionMedianMs.toFixed(2)}), `
         + `${m.generateMsPerToken.toFixed(2)} ms per generated token (median ${m.generateMedianMsPerToken.toFixed(2)})`);
     }
+  }
+  for (const name of ['gort', 'ort']) {
+    const m = results[name].llamaQ4.timings;
+    t.diagnostic(`llama q4 ${results[name].runtime}: ${m.generateMsPerToken.toFixed(2)} ms per generated token (median ${m.generateMedianMsPerToken.toFixed(2)})`);
   }
 });

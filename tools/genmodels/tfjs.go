@@ -318,6 +318,16 @@ func tfjsModels() []tfjsModel {
 			"onnx/model.onnx":           tfjsGPT2(len(gv), d, heads, layers, maxPos, 502, false),
 			"onnx/model_quantized.onnx": tfjsGPT2(len(gv), d, heads, layers, maxPos, 502, true),
 		}},
+		{"gort-tiny-llama", map[string]any{
+			"config.json": map[string]any{"model_type": "llama", "architectures": []string{"LlamaForCausalLM"}, "vocab_size": len(gv), "hidden_size": d,
+				"num_attention_heads": heads, "num_key_value_heads": heads / 2, "head_dim": d / heads, "num_hidden_layers": layers, "intermediate_size": 2 * d,
+				"max_position_embeddings": maxPos, "rms_norm_eps": 1e-6, "rope_theta": 10000, "bos_token_id": eos, "eos_token_id": eos, "use_cache": true,
+				"transformers.js_config": map[string]any{"dtype": "q4"}},
+			"generation_config.json": map[string]any{"bos_token_id": eos, "eos_token_id": eos},
+			"tokenizer.json":         gpt2Tokenizer(gv),
+			"tokenizer_config.json":  map[string]any{"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "model_max_length": maxPos, "add_prefix_space": false},
+			"onnx/model_q4.onnx":     tfjsLlama(len(gv), d, heads, heads/2, layers, 2*d, maxPos, 503),
+		}},
 	}
 }
 
@@ -352,4 +362,121 @@ func writeTfjs(out string) error {
 		fmt.Printf("%s: %d files\n", m.name, len(paths))
 	}
 	return nil
+}
+
+// msNode adds a com.microsoft contrib node with nOut fresh outputs.
+func (b *graph) msNode(op string, nOut int, inputs []string, attrs ...attr) []string {
+	out := b.nodeN(op, nOut, inputs, attrs...)
+	b.g.Node[len(b.g.Node)-1].Domain = "com.microsoft"
+	return out
+}
+
+// matMulNBits is x·w with w (in×out) stored as MatMulNBits keeps it: 4-bit
+// codes in blocks of 32 along in, one scale per block and column, zero point
+// 8 (the default when none is given), as onnxruntime-genai's builder and
+// transformers.js's q4 models write it.
+func (b *graph) matMulNBits(x string, in, out int) string {
+	const block = 32
+	w := b.draw(math.Sqrt(3/float64(in)), in, out)
+	kBlocks := (in + block - 1) / block
+	packed := make([]uint8, out*kBlocks*block/2)
+	scales := make([]float32, out*kBlocks)
+	for n := 0; n < out; n++ {
+		for kb := 0; kb < kBlocks; kb++ {
+			var amax float32
+			for k := kb * block; k < min(in, (kb+1)*block); k++ {
+				amax = max(amax, float32(math.Abs(float64(w[k*out+n]))))
+			}
+			s := amax / 7
+			if s == 0 {
+				s = 1
+			}
+			scales[n*kBlocks+kb] = s
+			for j := 0; j < block; j++ {
+				code := uint8(8)
+				if k := kb*block + j; k < in {
+					code = uint8(8 + max(-8, min(7, math.RoundToEven(float64(w[k*out+n]/s)))))
+				}
+				i := (n*kBlocks+kb)*block/2 + j/2
+				packed[i] |= code << (4 * (j % 2))
+			}
+		}
+	}
+	bq := b.init("w_q4", tensor.Of([]int{out, kBlocks, block / 2}, packed))
+	sc := b.init("w_scales", tensor.Of([]int{out * kBlocks}, scales))
+	return b.msNode("MatMulNBits", 1, []string{x, bq, sc}, aInt("K", int64(in)), aInt("N", int64(out)), aInt("bits", 4), aInt("block_size", block))[0]
+}
+
+// tfjsLlama is a Llama-style decoder as today's LLM exports for
+// transformers.js write it with onnxruntime's contrib ops: RMS norms as
+// SimplifiedLayerNormalization and SkipSimplifiedLayerNormalization (which
+// also carries the residual sum), 4-bit MatMulNBits projections,
+// RotaryEmbedding on queries and keys from position_ids, GroupQueryAttention
+// (kvHeads < heads) over the KV cache with seqlens_k and
+// total_sequence_length computed from attention_mask, a SiLU-gated MLP and a
+// float lm_head. Inputs and outputs as tfjsGPT2's.
+func tfjsLlama(vocab, d, heads, kvHeads, layers, inter, maxPos int, seed uint64) *pb.ModelProto {
+	b := newGraph("llama", seed)
+	ids := b.dynInput("input_ids", tensor.Int64, "batch_size", "sequence_length")
+	mask := b.dynInput("attention_mask", tensor.Int64, "batch_size", "total_sequence_length")
+	posIDs := b.dynInput("position_ids", tensor.Int64, "batch_size", "sequence_length")
+	dh := d / heads
+	x := b.node("Gather", []string{b.weight("embed_tokens", tensor.Float, 0.5, vocab, d), ids})
+	// seqlens_k = (sum of the mask) − 1 per row; total_sequence_length as an int32 scalar.
+	seqlens := b.node("Cast", []string{b.node("Sub", []string{b.node("ReduceSum", []string{mask, b.ints("axes", 1)}, aInt("keepdims", 0)), b.init("one", tensor.Scalar(int64(1)))})}, aInt("to", int64(tensor.Int32)))
+	total := b.node("Cast", []string{b.dimOf(mask, 1)}, aInt("to", int64(tensor.Int32)))
+	// RoPE caches (maxPos, dh/2), θ = 10000.
+	cos := make([]float32, maxPos*dh/2)
+	sin := make([]float32, maxPos*dh/2)
+	for p := 0; p < maxPos; p++ {
+		for i := 0; i < dh/2; i++ {
+			a := float64(p) / math.Pow(10000, float64(2*i)/float64(dh))
+			cos[p*dh/2+i], sin[p*dh/2+i] = float32(math.Cos(a)), float32(math.Sin(a))
+		}
+	}
+	cosC := b.init("cos_cache", tensor.Of([]int{maxPos, dh / 2}, cos))
+	sinC := b.init("sin_cache", tensor.Of([]int{maxPos, dh / 2}, sin))
+	gamma := func() string { // 1 ± 0.1
+		v := b.draw(0.1, d)
+		for i := range v {
+			v[i]++
+		}
+		return b.init("rms_gamma", tensor.Of([]int{d}, v))
+	}
+	eps := aFloat("epsilon", 1e-6)
+	// SimplifiedLayerNormalization is in onnxruntime's default domain; exporters write it there.
+	h := b.node("SimplifiedLayerNormalization", []string{x, gamma()}, eps)
+	residual := x
+	var down string
+	for l := 0; l < layers; l++ {
+		if l > 0 {
+			o := b.msNode("SkipSimplifiedLayerNormalization", 4, []string{down, residual, gamma()}, eps)
+			h, residual = o[0], o[3]
+		}
+		q := b.msNode("RotaryEmbedding", 1, []string{b.matMulNBits(h, d, d), posIDs, cosC, sinC}, aInt("num_heads", int64(heads)))[0]
+		k := b.msNode("RotaryEmbedding", 1, []string{b.matMulNBits(h, d, kvHeads*dh), posIDs, cosC, sinC}, aInt("num_heads", int64(kvHeads)))[0]
+		v := b.matMulNBits(h, d, kvHeads*dh)
+		var past [2]string
+		for i, name := range []string{"key", "value"} {
+			past[i] = b.dynInput(fmt.Sprintf("past_key_values.%d.%s", l, name), tensor.Float, "batch_size", kvHeads, "past_sequence_length", dh)
+		}
+		att := b.msNode("GroupQueryAttention", 3, []string{q, k, v, past[0], past[1], seqlens, total},
+			aInt("num_heads", int64(heads)), aInt("kv_num_heads", int64(kvHeads)))
+		for i, name := range []string{"key", "value"} {
+			b.dynOutput(att[1+i], fmt.Sprintf("present.%d.%s", l, name), tensor.Float, "batch_size", kvHeads, "total_sequence_length", dh)
+		}
+		o := b.msNode("SkipSimplifiedLayerNormalization", 4, []string{b.matMulNBits(att[0], d, d), residual, gamma()}, eps)
+		h, residual = o[0], o[3]
+		gate := b.matMulNBits(h, d, inter)
+		act := b.node("Mul", []string{b.node("Mul", []string{gate, b.node("Sigmoid", []string{gate})}), b.matMulNBits(h, d, inter)})
+		down = b.matMulNBits(act, inter, d)
+	}
+	h = b.msNode("SkipSimplifiedLayerNormalization", 1, []string{down, residual, gamma()}, eps)[0]
+	logits := b.node("MatMul", []string{h, b.weight("lm_head", tensor.Float, 0.5, d, vocab)})
+	b.dynOutput(logits, "logits", tensor.Float, "batch_size", "sequence_length", vocab)
+	outs := b.g.Output
+	b.g.Output = append([]*pb.ValueInfoProto{outs[len(outs)-1]}, outs[:len(outs)-1]...)
+	m := model(b, "Tiny Llama-style decoder with onnxruntime contrib ops (GroupQueryAttention, MatMulNBits, RotaryEmbedding, SkipSimplifiedLayerNormalization) in the layout transformers.js loads; written by gort's tools/genmodels -tfjs")
+	m.OpsetImport = append(m.OpsetImport, &pb.OperatorSetIdProto{Domain: "com.microsoft", Version: 1})
+	return m
 }
