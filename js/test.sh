@@ -15,7 +15,11 @@
 #       webpack 5, esbuild and Rollup apps in Chromium; the onnxruntime
 #       drop-in fixture; tsc --noEmit on the types      test/bundlers.test.mjs
 #       (installs those npm packages into a temporary directory)
-#   (f) npm pack + install into a fresh project          test/pack.sh
+#   (f) transformers.js pipelines (feature-extraction, text-generation with a
+#       KV cache) on gort in onnxruntime-node's place against the real
+#       onnxruntime-node, on models tools/genmodels -tfjs writes
+#       (installs both into a temporary directory)     test/transformers.test.mjs
+#   (g) npm pack + install into a fresh project          test/pack.sh
 # GORT_SKIP_BROWSER=1 skips (c) and (e)'s Chromium part where no chromium can
 # be installed.
 set -euo pipefail
@@ -39,7 +43,7 @@ fi
 
 bash "$ROOT/tools/ensure-chromium.sh"
 
-files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs)
+files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs test/transformers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.

@@ -23,6 +23,9 @@ type graph struct {
 	g    *pb.GraphProto
 	rng  *rand.Rand
 	next *int
+	// q8 writes linear layers as onnxruntime's dynamic int8 quantization does
+	// (DynamicQuantizeLinear, MatMulInteger; see quantLinear).
+	q8 bool
 }
 
 func newGraph(name string, seed uint64) *graph {
@@ -77,6 +80,17 @@ func (b *graph) ints(prefix string, v ...int64) string {
 // weight adds a float initializer of the given dtype (Float or Float16) drawn
 // uniformly from ±scale.
 func (b *graph) weight(prefix string, dt tensor.DType, scale float64, shape ...int) string {
+	v := b.draw(scale, shape...)
+	t := tensor.Of(shape, v)
+	if dt != tensor.Float {
+		t = tensor.New(dt, shape...)
+		copy(t.F32(), v)
+	}
+	return b.init(prefix, t)
+}
+
+// draw returns values drawn uniformly from ±scale, as many as shape holds.
+func (b *graph) draw(scale float64, shape ...int) []float32 {
 	n := 1
 	for _, d := range shape {
 		n *= d
@@ -85,12 +99,7 @@ func (b *graph) weight(prefix string, dt tensor.DType, scale float64, shape ...i
 	for i := range v {
 		v[i] = float32((2*b.rng.Float64() - 1) * scale)
 	}
-	t := tensor.Of(shape, v)
-	if dt != tensor.Float {
-		t = tensor.New(dt, shape...)
-		copy(t.F32(), v)
-	}
-	return b.init(prefix, t)
+	return v
 }
 
 // heScale is the bound of a uniform draw whose variance is 2/fanIn, which

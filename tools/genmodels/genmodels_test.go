@@ -220,3 +220,23 @@ func TestCloseCatchesDifferences(t *testing.T) {
 		t.Error("NaN passed")
 	}
 }
+
+// The -tfjs folders: the same bytes from two builds, and the tokenizers'
+// vocabularies within the models' vocab_size.
+func TestTfjsDeterministic(t *testing.T) {
+	a, b := tfjsModels(), tfjsModels()
+	for i, m := range a {
+		for path, v := range m.files {
+			if mp, ok := v.(*pb.ModelProto); ok {
+				if !bytes.Equal(marshal(t, mp), marshal(t, b[i].files[path].(*pb.ModelProto))) {
+					t.Errorf("%s/%s: two builds differ", m.name, path)
+				}
+			}
+		}
+		cfg := m.files["config.json"].(map[string]any)
+		vocab := m.files["tokenizer.json"].(map[string]any)["model"].(map[string]any)["vocab"].(map[string]int)
+		if n := cfg["vocab_size"].(int); len(vocab) != n {
+			t.Errorf("%s: tokenizer has %d tokens, config.json's vocab_size is %d", m.name, len(vocab), n)
+		}
+	}
+}

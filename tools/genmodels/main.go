@@ -11,6 +11,9 @@
 // ONNX test data that tools/bench reads.
 //
 //	go run ./tools/genmodels [-out .cache/bench] [-small] [-list] [name...]
+//
+// -tfjs writes instead the model folders of tools/transformersjs: a tiny BERT
+// and a tiny GPT-2 with tokenizers, as transformers.js loads them (tfjs.go).
 package main
 
 import (
@@ -67,7 +70,15 @@ func main() {
 	out := flag.String("out", ".cache/bench", "directory to write the model directories into")
 	list := flag.Bool("list", false, "print the model names and exit")
 	smallSizes := flag.Bool("small", false, "write the small variants (smallSpecs) instead of the benchmark sizes")
+	tfjs := flag.Bool("tfjs", false, "write the transformers.js model folders (tiny BERT and GPT-2 with tokenizers; tfjs.go) instead")
 	flag.Parse()
+	if *tfjs {
+		if err := writeTfjs(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "genmodels:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	specs := specs
 	if *smallSizes {
 		specs = smallSpecs

@@ -47,6 +47,10 @@ func transformer(seq, d, heads, layers int, seed uint64) (*pb.ModelProto, map[st
 // linear is a PyTorch Linear layer as exported: MatMul by an in×out weight,
 // then Add of a bias of out values.
 func (b *graph) linear(x string, in, out int) string {
+	if b.q8 {
+		y := b.quantMatMul(x, b.draw(math.Sqrt(3/float64(in)), in, out), in, out)
+		return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
+	}
 	y := b.node("MatMul", []string{x, b.weight("w", tensor.Float, math.Sqrt(3/float64(in)), in, out)})
 	return b.node("Add", []string{y, b.weight("b", tensor.Float, 0.05, out)})
 }
@@ -61,4 +65,30 @@ func (b *graph) layerNorm(x string, d int) string {
 	gamma := b.init("gamma", tensor.Of([]int{d}, g))
 	beta := b.weight("beta", tensor.Float, 0.05, d)
 	return b.node("LayerNormalization", []string{x, gamma, beta}, aInt("axis", -1), aFloat("epsilon", 1e-5))
+}
+
+// quantMatMul is x·w as onnxruntime's quantize_dynamic writes it with
+// weight_type QUInt8 (the q8 form transformers.js loads as
+// model_quantized.onnx): w as uint8 with one scale and zero point 128, x
+// quantized per call by DynamicQuantizeLinear (uint8), MatMulInteger, then
+// Cast and Mul by x's scale times w's. (Not int8 weights: onnxruntime's x86
+// kernel for uint8 × int8 adds pairs of products in int16 (VPMADDUBSW) where
+// the CPU lacks VNNI, which saturates for weights and activations that use
+// their whole range, so its results depend on the CPU.)
+func (b *graph) quantMatMul(x string, w []float32, in, out int) string {
+	var amax float32
+	for _, v := range w {
+		amax = max(amax, float32(math.Abs(float64(v))))
+	}
+	ws := amax / 127
+	q := make([]uint8, len(w))
+	for i, v := range w {
+		q[i] = uint8(128 + max(-127, min(127, math.RoundToEven(float64(v/ws)))))
+	}
+	wq := b.init("w_quantized", tensor.Of([]int{in, out}, q))
+	wzp := b.init("w_zero_point", tensor.Scalar(uint8(128)))
+	dq := b.nodeN("DynamicQuantizeLinear", 3, []string{x})
+	y := b.node("Cast", []string{b.node("MatMulInteger", []string{dq[0], wq, dq[2], wzp})}, aInt("to", int64(tensor.Float)))
+	scale := b.node("Mul", []string{dq[1], b.init("w_scale", tensor.Scalar(ws))})
+	return b.node("Mul", []string{y, scale})
 }
