@@ -27,13 +27,28 @@ type dataFlags struct {
 	inputs   multi
 	expected multi
 	dims     multi
+	intRange *string
+	// guessed says a random feed has a size or values gort chose (a
+	// symbolic dim no --dim set, integers with no --int-range): a run
+	// that fails on them is tried again with other guesses (retryGuesses).
+	guessed bool
 }
+
+// guess is what random feeds take where nothing was given: unset symbolic
+// and unknown dims, and the integers' range [0, intHi).
+type guess struct {
+	dim   int
+	intHi int64
+}
+
+var firstGuess = guess{dim: 1, intHi: 4}
 
 func addDataFlags(f *cmdFlags, withExpected bool) *dataFlags {
 	d := &dataFlags{}
 	d.data = f.String("data", "", "a test_data_set_* folder: input_<i>.pb feed the inputs"+map[bool]string{true: ", output_<i>.pb are the expected outputs", false: ""}[withExpected])
 	f.Var(&d.inputs, "inputs", "inputs from a file: .npz (arrays named as the inputs, or arr_0… in order), .npy or .pb (one input),\n.json ({\"name\": {\"type\": \"float32\", \"dims\": [..], \"data\": [..]}} or {\"name\": nested arrays});\nNAME=FILE feeds one input; repeatable. Inputs not given are random (symbolic dims = 1, or as --dim sets them)")
-	f.Var(&d.dims, "dim", "NAME=VALUE: the size of symbolic dim NAME in random inputs (default 1); repeatable")
+	f.Var(&d.dims, "dim", "NAME=VALUE: the size of symbolic dim NAME in random inputs (default 1, larger if the model\nfails on that); repeatable")
+	d.intRange = f.String("int-range", "", "LO:HI: random integer inputs are drawn from [LO, HI] (default [0, 3], smaller if the\nmodel fails on that)")
 	if withExpected {
 		f.Var(&d.expected, "expected", "expected outputs, in the same formats as --inputs; repeatable")
 	}
@@ -276,6 +291,10 @@ func setJSON(t *tensor.Tensor, i int, x any) error {
 
 // feeds builds the inputs of a run: --data, --inputs, then random values for the rest.
 func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string, error) {
+	return d.feedsGuessing(s, firstGuess)
+}
+
+func (d *dataFlags) feedsGuessing(s *runtime.Session, g guess) (map[string]tensor.Value, []string, error) {
 	feeds := map[string]tensor.Value{}
 	var names []string
 	for _, in := range s.Inputs() {
@@ -315,14 +334,22 @@ func (d *dataFlags) feeds(s *runtime.Session) (map[string]tensor.Value, []string
 	if err != nil {
 		return nil, nil, err
 	}
+	lo, hi := int64(0), g.intHi-1
+	if *d.intRange != "" {
+		if lo, hi, err = parseRange(*d.intRange); err != nil {
+			return nil, nil, err
+		}
+	}
+	d.guessed = false
 	for _, in := range s.Inputs() {
 		if _, ok := feeds[in.Name]; ok {
 			continue
 		}
-		t, err := randomTensor(in, dims)
+		t, guessed, err := randomTensor(in, dims, g.dim, lo, hi)
 		if err != nil {
 			return nil, nil, err
 		}
+		d.guessed = d.guessed || guessed || (*d.intRange == "" && isInteger(t.DType()))
 		feeds[in.Name] = t
 		notes = append(notes, fmt.Sprintf("input %s: random %s", in.Name, t.DType().String()+fmt.Sprint(t.Shape())))
 	}
@@ -381,26 +408,49 @@ func parseDims(args []string) (map[string]int, error) {
 	return dims, nil
 }
 
+// parseRange reads --int-range LO:HI (a span under 2^62).
+func parseRange(s string) (lo, hi int64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	lo, err1 := strconv.ParseInt(a, 10, 64)
+	hi, err2 := strconv.ParseInt(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil || lo > hi || hi/2-lo/2 >= 1<<61 {
+		return 0, 0, fmt.Errorf("--int-range %s: want LO:HI with LO <= HI", s)
+	}
+	return lo, hi, nil
+}
+
+func isInteger(dt tensor.DType) bool {
+	switch dt {
+	case tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8, tensor.Uint16, tensor.Uint32, tensor.Uint64:
+		return true
+	}
+	return false
+}
+
 // randomTensor makes a feed for a declared input: a symbolic dim takes
-// its size in dims, or 1; an unknown dim 1.
-func randomTensor(in runtime.IOInfo, dims map[string]int) (*tensor.Tensor, error) {
+// its size in dims, else dim, as does an unknown dim (guessed reports
+// such a dim); integers are drawn from [lo, hi].
+func randomTensor(in runtime.IOInfo, dims map[string]int, dim int, lo, hi int64) (t *tensor.Tensor, guessed bool, err error) {
 	if in.Type.Kind != graph.KindTensor {
-		return nil, fmt.Errorf("input %q is a %s; random feeds are only made for tensors", in.Name, in.Type.Kind)
+		return nil, false, fmt.Errorf("input %q is a %s; random feeds are only made for tensors", in.Name, in.Type.Kind)
 	}
 	shape := make([]int, len(in.Type.Shape))
 	for i, d := range in.Type.Shape {
-		shape[i] = 1
-		if d.Known() {
+		switch n, ok := dims[d.Param]; {
+		case d.Known():
 			shape[i] = int(d.Value)
-		} else if n, ok := dims[d.Param]; ok && d.Param != "" {
+		case ok && d.Param != "":
 			shape[i] = n
+		default:
+			shape[i], guessed = dim, true
 		}
 	}
 	if n, ok := tensor.Size(shape); !ok || n > 1<<28 {
-		return nil, fmt.Errorf("input %q has an invalid shape %v", in.Name, shape)
+		return nil, false, fmt.Errorf("input %q has an invalid shape %v", in.Name, shape)
 	}
-	t := tensor.New(in.Type.Elem, shape...)
+	t = tensor.New(in.Type.Elem, shape...)
 	r := rand.New(rand.NewPCG(1, 2))
+	span := uint64(hi - lo + 1)
 	switch d := t.Data().(type) {
 	case []float32:
 		for i := range d {
@@ -415,18 +465,18 @@ func randomTensor(in runtime.IOInfo, dims map[string]int) (*tensor.Tensor, error
 		}
 	case []int64:
 		for i := range d {
-			d[i] = r.Int64N(4)
+			d[i] = lo + int64(r.Uint64N(span))
 		}
 	case []int32:
 		for i := range d {
-			d[i] = r.Int32N(4)
+			d[i] = int32(lo + int64(r.Uint64N(span)))
 		}
 	case []bool:
 		for i := range d {
 			d[i] = r.IntN(2) == 1
 		}
 	}
-	return t, nil
+	return t, guessed, nil
 }
 
 // fileName makes a value name safe as a file name (for --save-values and

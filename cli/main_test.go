@@ -299,3 +299,55 @@ func TestRunDims(t *testing.T) {
 		t.Errorf("--dim N=four: exit %d, %q", code, errs)
 	}
 }
+
+// TestRunGuesses: random feeds that gort sized or filled itself and the
+// model refuses are tried again with other guesses. A Conv with a 5-wide
+// kernel and no padding fails on the length 1 a symbolic dim gets first
+// and runs at 16; a Gather over an axis of 2 fails on indices up to 3 and
+// runs on [0, 1]. Dims and ranges the caller set are never changed: with
+// them the failure is reported.
+func TestRunGuesses(t *testing.T) {
+	dir := t.TempDir()
+	conv := model(t, filepath.Join(dir), func(g *pb.GraphProto) {
+		x := vi("x", 1, 1, 0)
+		x.GetType().GetTensorType().GetShape().Dim[2] = &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: "T"}}
+		g.Input = []*pb.ValueInfoProto{x}
+		g.Output = []*pb.ValueInfoProto{{Name: "y"}}
+		g.Initializer = []*pb.TensorProto{{Name: "w", DataType: int32(tensor.Float), Dims: []int64{1, 1, 5}, FloatData: []float32{1, 2, 3, 4, 5}}}
+		g.Node = []*pb.NodeProto{{Name: "conv", OpType: "Conv", Input: []string{"x", "w"}, Output: []string{"y"}}}
+	})
+	for _, verb := range []string{"run", "bench"} {
+		out, errs, code := gort(verb, conv)
+		if code != 0 || !strings.Contains(out, "unset dims of 16") || !strings.Contains(out, "random float32[1 1 16]") {
+			t.Errorf("%s: exit %d, want a rerun with T = 16:\n%s%s", verb, code, out, errs)
+		}
+	}
+	if out, errs, code := gort("run", conv, "--dim", "T=3"); code == 0 || !strings.Contains(errs, "kernel extent 5") {
+		t.Errorf("run --dim T=3: exit %d, want the Conv's failure:\n%s%s", code, out, errs)
+	}
+
+	gdir := filepath.Join(dir, "gather")
+	if err := os.Mkdir(gdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gather := model(t, gdir, func(g *pb.GraphProto) {
+		idx := vi("i", 6)
+		idx.GetType().GetTensorType().ElemType = int32(tensor.Int64)
+		g.Input = []*pb.ValueInfoProto{idx}
+		g.Output = []*pb.ValueInfoProto{{Name: "y"}}
+		g.Initializer = []*pb.TensorProto{{Name: "w", DataType: int32(tensor.Float), Dims: []int64{2}, FloatData: []float32{1, 2}}}
+		g.Node = []*pb.NodeProto{{Name: "gather", OpType: "Gather", Input: []string{"w", "i"}, Output: []string{"y"}}}
+	})
+	if out, errs, code := gort("run", gather); code != 0 || !strings.Contains(out, "integers in [0, 1]") {
+		t.Errorf("run gather: exit %d, want a rerun with indices in [0, 1]:\n%s%s", code, out, errs)
+	}
+	if out, errs, code := gort("run", gather, "--int-range", "0:1"); code != 0 || strings.Contains(out, "failed") {
+		t.Errorf("run gather --int-range 0:1: exit %d, want a first run that works:\n%s%s", code, out, errs)
+	}
+	if out, errs, code := gort("run", gather, "--int-range", "2:5"); code == 0 || !strings.Contains(errs, "out of range") {
+		t.Errorf("run gather --int-range 2:5: exit %d, want the Gather's failure:\n%s%s", code, out, errs)
+	}
+	if _, errs, code := gort("run", gather, "--int-range", "5:2"); code == 0 || !strings.Contains(errs, "--int-range 5:2") {
+		t.Errorf("--int-range 5:2: exit %d, %q", code, errs)
+	}
+}

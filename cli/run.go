@@ -12,6 +12,7 @@ import (
 	"github.com/gort-dev/gort/runtime"
 	"github.com/gort-dev/gort/runtime/compare"
 	"github.com/gort-dev/gort/runtime/diverge"
+	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/npy"
 	"github.com/gort-dev/gort/runtime/plan"
@@ -47,6 +48,49 @@ func (e *env) loadWithFeeds(path string, d *dataFlags) (*runtime.Session, time.D
 		return nil, 0, nil, nil, exitUsage
 	}
 	return s, loadTime, feeds, notes, 0
+}
+
+// guesses are tried in order when a run on random feeds fails on what gort
+// guessed: larger symbolic dims first (a model that frames audio or pools
+// an image needs more than 1), then smaller integer ranges (token types,
+// indices into a short axis).
+var guesses = func() []guess {
+	var gs []guess
+	for _, dim := range []int{1, 16, 64, 256, 1024} {
+		for _, hi := range []int64{4, 2, 1} {
+			if g := (guess{dim, hi}); g != firstGuess {
+				gs = append(gs, g)
+			}
+		}
+	}
+	return gs
+}()
+
+// retryGuesses is called when the first run failed (err): if gort guessed
+// some of the random feeds' sizes or values and the run failed on its
+// values, it tries the other guesses and returns the first feeds that run,
+// with notes saying so. ok is false when nothing was guessed or nothing
+// runs.
+func (e *env) retryGuesses(s *runtime.Session, d *dataFlags, err error) (feeds map[string]tensor.Value, notes []string, ok bool) {
+	if !d.guessed {
+		return nil, nil, false
+	}
+	switch errs.CodeOf(err) {
+	case errs.Runtime, errs.InvalidFeed:
+	default:
+		return nil, nil, false
+	}
+	for _, g := range guesses {
+		feeds, notes, ferr := d.feedsGuessing(s, g)
+		if ferr != nil {
+			continue
+		}
+		if _, rerr := s.Run(context.Background(), feeds); rerr == nil {
+			note := fmt.Sprintf("with symbolic dims of 1 and integers in [0, 3] the run failed (%v); it runs with unset dims of %d and integers in [0, %d] (--dim and --int-range choose)", err, g.dim, g.intHi-1)
+			return feeds, append(notes, note), true
+		}
+	}
+	return nil, nil, false
 }
 
 // progressTrace shows "node i/N" on a terminal's stderr during long runs.
@@ -111,6 +155,12 @@ func cmdRun(e *env, args []string) int {
 		} else {
 			out, err = s.RunWith(context.Background(), feeds, nil, runtime.RunOptions{Trace: e.progressTrace(s)})
 			e.endProgress()
+			if err != nil && r == 0 {
+				if f, n, ok := e.retryGuesses(s, d, err); ok {
+					feeds, notes = f, n
+					out, err = s.RunWith(context.Background(), feeds, nil, runtime.RunOptions{})
+				}
+			}
 			if err != nil {
 				fmt.Fprintf(e.err, "gort: %v\n", err)
 				return exitFailed
