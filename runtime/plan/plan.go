@@ -259,6 +259,7 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 		c.removeCastPairs(w, &rep)
 		c.matMulAddToGemm(w, &rep)
 		c.matMulBias(w, &rep)
+		c.hardSwish(w, &rep)
 		c.foldBatchNorm(w, &rep)
 		c.foldIntoBatchNorm(w, &rep)
 		c.fuseActivations(w, &rep)

@@ -445,6 +445,38 @@ func TestRewrites(t *testing.T) {
 			m.Node("BatchNormalization", []string{"c", "scale", "shift", "mean", "var"}, []string{"y"})
 		}, foldBN, 1e-5},
 	}...)
+	hardSwish := func(m *tm.Model, three, six float32) {
+		m.Init("w", randTensor(r, 4, 3, 3, 3))
+		m.Init("three", tensor.Of([]int{}, []float32{three}))
+		m.Init("six", tensor.Of([]int{}, []float32{six}))
+		m.Init("zero", tensor.Of([]int{}, []float32{0}))
+		m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+		m.Node("Add", []string{"c", "three"}, []string{"a"})
+		m.Node("Clip", []string{"a", "zero", "six"}, []string{"k"})
+		m.Node("Mul", []string{"k", "c"}, []string{"p"})
+		m.Node("Div", []string{"p", "six"}, []string{"y"})
+	}
+	cases = append(cases, []struct {
+		name   string
+		build  func(m *tm.Model)
+		check  func(t *testing.T, rep plan.Report)
+		maxRel float64
+	}{
+		// HardSwish written out (hardswish.go), then fused into the Conv.
+		{"x·Clip(x+3, 0, 6)/6 as HardSwish fused into Conv", func(m *tm.Model) { hardSwish(m, 3, 6) }, func(t *testing.T, rep plan.Report) {
+			if len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "as HardSwish") || !strings.Contains(rep.Fused[1], "fused into Conv") {
+				t.Errorf("fused %v, want the chain as HardSwish, fused into the Conv", rep.Fused)
+			}
+		}, 1e-6},
+		// Another constant: not a HardSwish.
+		{"x·Clip(x+2, 0, 6)/6 left alone", func(m *tm.Model) { hardSwish(m, 2, 6) }, func(t *testing.T, rep plan.Report) {
+			for _, f := range rep.Fused {
+				if strings.Contains(f, "HardSwish") {
+					t.Errorf("fused %v: the chain adds 2, not 3", rep.Fused)
+				}
+			}
+		}, 0},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			feeds := map[string]tensor.Value{"x": x}
@@ -469,6 +501,32 @@ func TestRewrites(t *testing.T) {
 
 // TestOverriddenInitializerIsNotFolded: an IR-3 style weight listed as an
 // input is folded for runs that do not feed it, and a feed still wins.
+// TestHardSwishOpset9: Clip-6 takes its bounds as attributes (PP-OCR's
+// classifier, opset 9): the chain is still recognised and fused.
+func TestHardSwishOpset9(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	m := tm.New(9)
+	m.Input("x", tensor.Float, 2, 3, 5, 7)
+	m.Init("w", randTensor(r, 4, 3, 3, 3))
+	m.Init("three", tensor.Of([]int{1}, []float32{3}))
+	m.Init("six", tensor.Of([]int{1}, []float32{6}))
+	m.Node("Conv", []string{"x", "w"}, []string{"c"}, tm.Ints("pads", 1, 1, 1, 1))
+	m.Node("Add", []string{"c", "three"}, []string{"a"})
+	m.Node("Clip", []string{"a"}, []string{"k"}, tm.Float("min", 0), tm.Float("max", 6))
+	m.Node("Mul", []string{"c", "k"}, []string{"p"})
+	m.Node("Div", []string{"p", "six"}, []string{"y"})
+	m.Output("y", tensor.Float)
+	feeds := map[string]tensor.Value{"x": randTensor(r, 2, 3, 5, 7)}
+	want, _ := run(t, m.Bytes(), plan.Disabled, feeds)
+	got, s := run(t, m.Bytes(), plan.All, feeds)
+	if rep := s.Plan().Report; len(rep.Fused) != 2 || !strings.Contains(rep.Fused[0], "as HardSwish") {
+		t.Errorf("fused %v, want the chain as HardSwish fused into the Conv", rep.Fused)
+	}
+	if d := maxDiff(t, got["y"], want["y"]); d > 1e-6 {
+		t.Errorf("optimised result differs by %g", d)
+	}
+}
+
 func TestOverriddenInitializerIsNotFolded(t *testing.T) {
 	m := tm.New(13)
 	m.Init("shape", tensor.Of([]int{1}, []int64{3}))
