@@ -200,16 +200,23 @@ func arithT[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Tensor
 // arithTWith is arithT with the row kernel given.
 func arithTWith[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Tensor, arithRow func(k arithOp, d, a, b []T)) {
 	ad, bd := tensor.Data[T](a), tensor.Data[T](b)
-	if slices.Equal(a.Shape(), shape) && slices.Equal(b.Shape(), shape) {
+	aFull, bFull := sameLayout(a.Shape(), shape), sameLayout(b.Shape(), shape)
+	if aFull && (bFull || len(bd) == 1) || len(ad) == 1 && bFull {
 		arithRow(k, od, ad, bd)
 		return
 	}
-	if slices.Equal(a.Shape(), shape) && len(bd) == 1 {
-		arithRow(k, od, ad, bd)
+	// One operand repeats along the leading dims (a bias over the last
+	// axis, a norm's weight): row by row, with no broadcast plan.
+	if m := len(bd); aFull && m > 0 && len(od)%m == 0 && suffixOf(b.Shape(), shape) {
+		for o := 0; o < len(od); o += m {
+			arithRow(k, od[o:o+m], ad[o:o+m], bd)
+		}
 		return
 	}
-	if len(ad) == 1 && slices.Equal(b.Shape(), shape) {
-		arithRow(k, od, ad, bd)
+	if m := len(ad); bFull && m > 0 && len(od)%m == 0 && suffixOf(a.Shape(), shape) {
+		for o := 0; o < len(od); o += m {
+			arithRow(k, od[o:o+m], ad, bd[o:o+m])
+		}
 		return
 	}
 	p := newPlan(shape, a.Shape(), b.Shape())
@@ -217,6 +224,26 @@ func arithTWith[T tensor.Number](k arithOp, od []T, shape []int, a, b *tensor.Te
 	p.each(func(o int, offs []int, n int) {
 		arithRow(k, od[o:o+n], seg(ad, offs[0], sa, n), seg(bd, offs[1], sb, n))
 	})
+}
+
+// sameLayout reports whether a tensor of shape s holds its elements as one
+// of shape out does: the same dims once leading 1s are dropped.
+func sameLayout(s, out []int) bool {
+	return slices.Equal(trimOnes(s), trimOnes(out))
+}
+
+// suffixOf reports whether s, without its leading 1s, is a suffix of out:
+// broadcasting s to out repeats it whole.
+func suffixOf(s, out []int) bool {
+	t := trimOnes(s)
+	return len(t) <= len(out) && slices.Equal(t, out[len(out)-len(t):])
+}
+
+func trimOnes(s []int) []int {
+	for len(s) > 0 && s[0] == 1 {
+		s = s[1:]
+	}
+	return s
 }
 
 // arithRow computes d = a (k) b where a and b each have len(d) elements or one.

@@ -137,8 +137,21 @@ func seg[T any](s []T, off, stride, n int) []T {
 	return s[off : off+n]
 }
 
-// broadcastShapes is opsutil.BroadcastShape over tensors.
+// broadcastShapes is opsutil.BroadcastShape over tensors. The result may
+// be one of the inputs' own shape slices: callers must not modify it.
 func broadcastShapes(ts ...*tensor.Tensor) ([]int, error) {
+	if len(ts) == 2 {
+		// The common cases, with no allocation: one shape broadcasts into
+		// the other unchanged (equal shapes, a bias over the last axes, a
+		// scalar).
+		a, b := ts[0].Shape(), ts[1].Shape()
+		if len(b) <= len(a) && suffixOf(b, a) {
+			return a, nil
+		}
+		if len(a) <= len(b) && suffixOf(a, b) {
+			return b, nil
+		}
+	}
 	shapes := make([][]int, len(ts))
 	for i, t := range ts {
 		shapes[i] = t.Shape()

@@ -348,7 +348,13 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 		if st.Transfer == plan.NoTransfer {
 			// Device boundaries are the plan's transfer steps: a value
 			// on the wrong side is a plan without one, never copied here.
-			_, remote := v.(tensor.Remote)
+			// (A host tensor first: the interface assertion alone, which
+			// fails for every CPU value, was a slow itab lookup per input.)
+			_, host := v.(*tensor.Tensor)
+			remote := false
+			if !host {
+				_, remote = v.(tensor.Remote)
+			}
 			if want := !onCPU && st.OnDevice[i]; remote != want {
 				have, where := "the CPU", "on the CPU"
 				if remote {
