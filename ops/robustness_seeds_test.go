@@ -205,7 +205,48 @@ func handSeeds() map[string][]seed {
 	contrib := func(in ...*tensor.Tensor) []seed {
 		return []seed{{name: "hand-written", opset: 1, c: config{nOut: 1, inputs: in}}}
 	}
+	one := func(name string, v int64) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: name, Type: pb.AttributeProto_INT, I: v}
+	}
+	withAttrs := func(in []*tensor.Tensor, nOut int, attrs ...*pb.AttributeProto) []seed {
+		return []seed{{name: "hand-written", opset: 1, c: config{nOut: nOut, inputs: in, attrs: attrs}}}
+	}
+	// Attention (B 2, S 3, hidden 4, 2 heads): weights project to q, k, v.
+	weights := tensor.New(tensor.Float, 4, 12)
+	for i, d := 0, weights.F32(); i < len(d); i++ {
+		d[i] = float32(i%9)/8 - 0.5
+	}
+	bias12 := tensor.New(tensor.Float, 12)
+	// GroupQueryAttention (B 1, S 3, 2 query heads and 1 kv head of size 2).
+	q1 := tensor.New(tensor.Float, 1, 3, 4)
+	kv1 := tensor.New(tensor.Float, 1, 3, 2)
+	for i := range q1.F32() {
+		q1.F32()[i] = float32(i%3) - 1
+	}
+	// GatherBlockQuantized: 3 rows of 32 4-bit codes, one block per row.
+	codes := tensor.New(tensor.Uint8, 3, 16)
+	for i := range codes.Data().([]uint8) {
+		codes.Data().([]uint8)[i] = uint8(i * 37)
+	}
+	// MatMulNBits: A (2, 32) times 3 columns of one 32-code 4-bit block.
+	a32 := tensor.New(tensor.Float, 2, 32)
+	packed := tensor.New(tensor.Uint8, 3, 1, 16)
+	for i := range packed.Data().([]uint8) {
+		packed.Data().([]uint8)[i] = uint8(i * 29)
+	}
+	// RotaryEmbedding: (B 1, S 3, hidden 4), one head, caches of 4 positions.
+	cache := tensor.Of([]int{4, 2}, []float32{1, 1, 0.5, 0.8, 0, 0.6, -0.5, 0.3})
 	return map[string][]seed{
+		"com.microsoft/MatMulNBits": withAttrs([]*tensor.Tensor{a32, packed, tensor.Of([]int{3}, []float32{0.5, 1, 2})}, 1,
+			one("K", 32), one("N", 3), one("bits", 4), one("block_size", 32)),
+		"com.microsoft/RotaryEmbedding": withAttrs([]*tensor.Tensor{q1, tensor.Of([]int{1, 3}, []int64{0, 1, 2}), cache, cache}, 1,
+			one("num_heads", 1)),
+		"com.microsoft/Attention":          withAttrs([]*tensor.Tensor{bsh, weights, bias12}, 1, one("num_heads", 2)),
+		"com.microsoft/MultiHeadAttention": withAttrs([]*tensor.Tensor{bsh, bsh, bsh}, 1, one("num_heads", 2)),
+		"com.microsoft/GroupQueryAttention": withAttrs([]*tensor.Tensor{q1, kv1, kv1, nil, nil,
+			tensor.Of([]int{1}, []int32{2}), tensor.Scalar(int32(3))}, 3, one("num_heads", 2), one("kv_num_heads", 1)),
+		"com.microsoft/GatherBlockQuantized": withAttrs([]*tensor.Tensor{codes, tensor.Of([]int{2}, []int64{0, 2}),
+			tensor.Of([]int{3, 1}, []float32{0.5, 0.25, 2})}, 1),
 		"com.microsoft/BiasAdd":                          contrib(bsh, vec, bsh),
 		"com.microsoft/SkipSimplifiedLayerNormalization": contrib(bsh, bsh, vec),
 		"/MaxRoiPool": {{name: "hand-written", opset: 22, c: config{nOut: 1, inputs: []*tensor.Tensor{x, rois},

@@ -79,6 +79,9 @@ type mhaInputs struct {
 
 func mhaLayout(name string, heads int, q, k, v *tensor.Tensor) (*mhaInputs, error) {
 	qs := q.Shape()
+	if len(qs) != 3 && len(qs) != 5 {
+		return nil, op.Errorf("%s: query must be (B, S, D) or packed (B, S, N, 3, H), got %v", name, qs)
+	}
 	m := &mhaInputs{batch: qs[0], s: qs[1], qs: q.F32()}
 	switch {
 	case len(qs) == 5:
