@@ -68,6 +68,10 @@ func (c *compiler) fold(w *workGraph, rep *Report) {
 		if !constant {
 			continue
 		}
+		if c.keepDQ && n.OpType == "DequantizeLinear" {
+			c.skippedDQ = true // qdq needs it: it folds after (compile)
+			continue
+		}
 		outs, ok := c.evaluate(n, ins)
 		if !ok {
 			continue
