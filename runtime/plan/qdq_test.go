@@ -1,6 +1,9 @@
 package plan_test
 
 import (
+	"context"
+
+	gort "github.com/gort-dev/gort/runtime"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -207,7 +210,7 @@ func (c qdqCase) build(r *rand.Rand) (*tm.Model, float32) {
 			yName = p("r")
 		}
 		// The output scale: about the spread of the op's values.
-		sy = float32(0.02 * math.Sqrt(float64(in*c.kh*max(c.kw, 1)/max(c.group, 1)))/10)
+		sy = float32(0.02 * math.Sqrt(float64(in*c.kh*max(c.kw, 1)/max(c.group, 1))) / 10)
 		m.Init(next("sx"), tensor.Of([]int{}, []float32{sy}))
 		zy := mid(c.act) - 5
 		if c.relu {
@@ -331,6 +334,30 @@ func TestQDQ(t *testing.T) {
 				t.Errorf("%d of %d outputs at the ends of the range: a weak test", ends, len(w))
 			}
 			t.Logf("%d of %d outputs differ (by one step); %d at the range's ends", differ, len(g), ends)
+		})
+	}
+}
+
+// BenchmarkQDQ times three QDQ Conv layers (64 channels, 56×56, 3×3,
+// uint8 activations, int8 per-channel weights, int32 bias, Relu) as the
+// float path runs them (Basic: the weights' DequantizeLinear folded, each
+// layer dequantize, Conv, Relu, quantize) and as integer ops (All).
+func BenchmarkQDQ(b *testing.B) {
+	c := qdqCase{op: "Conv", act: tensor.Uint8, wt: tensor.Int8, x: []int{1, 64, 56, 56}, m: 64, kh: 3, kw: 3, pads: []int64{1, 1, 1, 1}, perChannel: true, bias: "int32", relu: true, layers: 3}
+	r := rand.New(rand.NewPCG(1, 2))
+	m, _ := c.build(r)
+	feeds := map[string]tensor.Value{"x": randTensor(r, c.x...)}
+	for _, level := range []plan.Level{plan.Basic, plan.All} {
+		b.Run(level.String(), func(b *testing.B) {
+			s, err := gort.Load(m.Bytes(), &gort.Options{Optimization: level})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := s.Run(context.Background(), feeds); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
