@@ -238,6 +238,10 @@ type compiler struct {
 	// ran at every call and the LSTM and Conv kernels packed their weights
 	// anew each time (a fifth of a Silero VAD v5 run).
 	outer map[string]*tensor.Tensor
+	// keepDQ makes fold leave DequantizeLinear nodes for the QDQ rewrite
+	// (qdq.go), which needs the weights quantized; skippedDQ says it left
+	// one, to fold once the rewrite has run.
+	keepDQ, skippedDQ bool
 }
 
 func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, error) {
@@ -251,11 +255,22 @@ func (c *compiler) compile(g *graph.Graph, overridable map[string]bool) (*Plan, 
 	rep := Report{Level: c.opts.Level}
 	if c.opts.Level.Includes(Basic) {
 		c.removeDead(w, &rep)
+		c.keepDQ, c.skippedDQ = c.opts.Level.Includes(Extended), false
 		c.fold(w, &rep)
+		c.keepDQ = false
 		c.removeNoOps(w, &rep)
 		c.removeDead(w, &rep)
 	}
 	if c.opts.Level.Includes(Extended) {
+		if c.skippedDQ {
+			// The DequantizeLinear nodes that no QDQ group took (the
+			// weights of ops gort runs in float) fold now.
+			c.qdq(w, &rep)
+			c.removeDead(w, &rep)
+			c.fold(w, &rep)
+			c.removeNoOps(w, &rep)
+			c.removeDead(w, &rep)
+		}
 		c.removeCastPairs(w, &rep)
 		c.matMulAddToGemm(w, &rep)
 		c.matMulBias(w, &rep)

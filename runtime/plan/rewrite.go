@@ -18,7 +18,8 @@ import (
 // ops (BatchNormalization, Mul and Add by constants) into a Conv's weights
 // or a BatchNormalization's parameters, which changes rounding (parameters
 // are rescaled once in float64 instead of the output per element): within
-// the node suite's tolerances.
+// the node suite's tolerances, and the QDQ rewrite (qdq.go), whose integer
+// ops requantize once: within one quantization step of the float path.
 
 // removeDead drops nodes whose outputs nothing needs.
 func (c *compiler) removeDead(w *workGraph, rep *Report) {
@@ -66,6 +67,10 @@ func (c *compiler) fold(w *workGraph, rep *Report) {
 			}
 		}
 		if !constant {
+			continue
+		}
+		if c.keepDQ && n.OpType == "DequantizeLinear" {
+			c.skippedDQ = true // qdq needs it: it folds after (compile)
 			continue
 		}
 		outs, ok := c.evaluate(n, ins)
