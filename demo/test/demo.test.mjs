@@ -123,9 +123,9 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   assert.match(await page.textContent('#det-facts'), /@gutenye\/ocr-models@1\.4\.2/);
   assert.match(await page.textContent('#det-facts'), /Apache-2\.0/);
   assert.match(await page.textContent('#det-facts'), /[0-9a-f]{64} \(checked by this page\)/);
-  await page.screenshot({ path: join(artifacts, 'detect.png') });
   // An edit runs it again: three lines, three boxes (the steady-state time is the one shown now).
   await page.evaluate(() => window.gortDemo.ready);
+  await page.screenshot({ path: join(artifacts, 'detect.png') });
   await page.fill('#det-text', 'Hello world\nsecond line here\n3 + 4 = 7');
   await page.waitForFunction(() => Number(document.getElementById('det-canvas').dataset.runs) > 1 && document.getElementById('det-count').dataset.boxes === '3', null, { timeout: 60000 });
   det = await detected();
