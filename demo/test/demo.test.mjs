@@ -51,7 +51,7 @@ function zipDeflate(entries) {
   return Buffer.concat([...locals, cd, end]);
 }
 
-test('demo page: bundled model, node-suite model with test data, compare pass/fail, 1200-node graph, corrupt file', { timeout: 300000 }, async (t) => {
+test('demo page: text detection on open, bundled model, node-suite model with test data, compare pass/fail, 1200-node graph, corrupt file', { timeout: 300000 }, async (t) => {
   const artifacts = process.env.DEMO_ARTIFACTS || await mkdtemp(join(tmpdir(), 'gort-demo-artifacts-'));
   await mkdir(artifacts, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'gort-demo-test-'));
@@ -343,6 +343,19 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   // One banner, though the load, the checker, the capability report and the graph printer all failed on it.
   await page.waitForFunction(() => /rejected the model/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
   assert.equal(await page.locator('#errors .error').count(), 1, await page.textContent('#errors'));
+
+  // Without demo/real/ (a build that could not reach the registry): one error saying so, and the filter example.
+  const bare = await context.newPage();
+  bare.on('pageerror', (e) => problems.push(`pageerror (no detector): ${e.message}`));
+  await bare.route('**/real/**', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await bare.goto(url);
+  await bare.evaluate(() => window.gortDemo.ready);
+  await bare.waitForSelector('#errors .error[data-code="DEMO_NO_MODEL"]');
+  assert.equal(await bare.locator('#errors .error').count(), 1, await bare.textContent('#errors'));
+  assert.match(await bare.textContent('#errors'), /make demo/);
+  assert.match(await bare.textContent('#status'), /toon\.onnx \(bundled\): loaded/);
+  assert.match(await bare.textContent('#det-caption'), /not available/);
+  await bare.close();
 
   assert.deepEqual(blocked, [], 'the page requested something not on 127.0.0.1');
   assert.deepEqual(problems, [], problems.join('\n') + why());
