@@ -1085,9 +1085,9 @@ function detSource() {
   let size = 36;
   const font = () => `600 ${size}px "DejaVu Sans", system-ui, sans-serif`;
   ctx.font = font();
-  while (size > 12 && Math.max(...lines.map((l) => ctx.measureText(l).width)) > w - 40) { size -= 2; ctx.font = font(); }
+  while (size > 12 && Math.max(...lines.map((l) => ctx.measureText(l).width)) > w - 64) { size -= 2; ctx.font = font(); }
   const top = (h - lines.length * lineH) / 2;
-  lines.forEach((l, i) => ctx.fillText(l, 20, top + (i + 0.5) * lineH));
+  lines.forEach((l, i) => ctx.fillText(l, 32, top + (i + 0.5) * lineH));
   return c;
 }
 
