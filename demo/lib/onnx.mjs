@@ -350,3 +350,43 @@ export function externalLocations(model) {
   return [...s];
 }
 
+
+/** Size of a Constant node's value ({count, bytes}), or null when it is not a Constant with a value. */
+function constantSize(n) {
+  if (n.op !== 'Constant' || (n.domain && n.domain !== 'ai.onnx')) return null;
+  for (const a of n.attrs) {
+    if (a.name === 'value' && a.t) return initializerSize(a.t);
+    if (a.name === 'value_float' || a.name === 'value_int') return { count: 1, bytes: a.name === 'value_int' ? 8 : 4 };
+    if (a.name === 'value_floats') return { count: (a.floats || []).length, bytes: 4 * (a.floats || []).length };
+    if (a.name === 'value_ints') return { count: (a.ints || []).length, bytes: 8 * (a.ints || []).length };
+  }
+  return null;
+}
+
+/**
+ * What a model holds, subgraphs (If/Loop/Scan bodies) included: nodes (all,
+ * and how many of them inside subgraphs), initializers, Constant nodes with
+ * a value, parameters and weight bytes of both, and the operator histogram
+ * (a Map op → count, over every graph).
+ */
+export function modelStats(model) {
+  const s = { nodes: 0, nodesInSubgraphs: 0, subgraphs: 0, initializers: 0, constants: 0, params: 0, bytes: 0, constantParams: 0, ops: new Map() };
+  const walk = (g, depth) => {
+    if (depth) s.subgraphs++;
+    for (const t of g.initializers) { const z = initializerSize(t); s.initializers++; s.params += z.count; s.bytes += z.bytes; }
+    for (const n of g.nodes) {
+      s.nodes++;
+      if (depth) s.nodesInSubgraphs++;
+      const k = n.domain && n.domain !== 'ai.onnx' ? `${n.domain}.${n.op}` : n.op;
+      s.ops.set(k, (s.ops.get(k) || 0) + 1);
+      const z = constantSize(n);
+      if (z) { s.constants++; s.params += z.count; s.bytes += z.bytes; s.constantParams += z.count; }
+      for (const a of n.attrs) {
+        if (a.g) walk(a.g, depth + 1);
+        for (const sg of a.graphs || []) walk(sg, depth + 1);
+      }
+    }
+  };
+  walk(model.graph, 0);
+  return s;
+}

@@ -191,17 +191,44 @@ export function floatToHalf(x) {
   return sign | (e << 10) | m;
 }
 
-/** Deterministic uniform values in [lo, hi) (xorshift), so a random run can be repeated. */
+/** The from/to the page offers for random values of a type: integers 0–9 (indices, ids), bytes 0–255, floats 0–1. */
+export function randomRange(type) {
+  if (type === 'uint8') return [0, 255];
+  if (/^u?int(8|16|32|64)$/.test(type)) return [0, 9];
+  return [0, 1];
+}
+
+const INT_LIMITS = { int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535], int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1], int64: [-(2 ** 53), 2 ** 53], uint64: [0, 2 ** 53] };
+
+/**
+ * Deterministic uniform values (xorshift), so a random run can be repeated:
+ * floats in [lo, hi), integers in [lo, hi] (both ends included, rounded
+ * inwards, clamped to the type), bools false/true.
+ */
 export function randomData(type, n, seed = 1, lo = 0, hi = 1) {
   let s = seed >>> 0 || 1;
   const next = () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+  if (!Number.isFinite(lo)) lo = randomRange(type)[0];
+  if (!Number.isFinite(hi)) hi = randomRange(type)[1];
+  if (hi < lo) [lo, hi] = [hi, lo];
+  const lim = INT_LIMITS[type];
+  let ilo = 0; let ihi = 0;
+  if (lim) {
+    ilo = Math.max(lim[0], Math.ceil(lo)); ihi = Math.min(lim[1], Math.floor(hi));
+    if (ihi < ilo) ihi = ilo = Math.min(lim[1], Math.max(lim[0], Math.round(lo)));
+  }
+  const int = () => ilo + Math.min(ihi - ilo, Math.floor(next() * (ihi - ilo + 1)));
   switch (type) {
     case 'float32': return Float32Array.from({ length: n }, () => lo + (hi - lo) * next());
     case 'float64': return Float64Array.from({ length: n }, () => lo + (hi - lo) * next());
-    case 'int64': return BigInt64Array.from({ length: n }, () => BigInt(Math.floor(next() * 10)));
-    case 'int32': return Int32Array.from({ length: n }, () => Math.floor(next() * 10));
-    case 'int8': return Int8Array.from({ length: n }, () => Math.floor(next() * 10));
-    case 'uint8': return Uint8Array.from({ length: n }, () => Math.floor(next() * 256));
+    case 'int64': return BigInt64Array.from({ length: n }, () => BigInt(int()));
+    case 'uint64': return BigUint64Array.from({ length: n }, () => BigInt(int()));
+    case 'int32': return Int32Array.from({ length: n }, int);
+    case 'uint32': return Uint32Array.from({ length: n }, int);
+    case 'int16': return Int16Array.from({ length: n }, int);
+    case 'uint16': return Uint16Array.from({ length: n }, int);
+    case 'int8': return Int8Array.from({ length: n }, int);
+    case 'uint8': return Uint8Array.from({ length: n }, int);
     case 'bool': return Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0));
     case 'float16': return Uint16Array.from({ length: n }, () => floatToHalf(lo + (hi - lo) * next()));
     default: return null;

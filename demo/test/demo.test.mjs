@@ -51,7 +51,7 @@ function zipDeflate(entries) {
   return Buffer.concat([...locals, cd, end]);
 }
 
-test('demo page: bundled model, node-suite model with test data, compare pass/fail, 1200-node graph, corrupt file', { timeout: 300000 }, async (t) => {
+test('demo page: text detection on open, bundled model, node-suite model with test data, compare pass/fail, 1200-node graph, corrupt file', { timeout: 300000 }, async (t) => {
   const artifacts = process.env.DEMO_ARTIFACTS || await mkdtemp(join(tmpdir(), 'gort-demo-artifacts-'));
   await mkdir(artifacts, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'gort-demo-test-'));
@@ -91,10 +91,76 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
       && document.getElementById('status').textContent.startsWith(`${n}: loaded in`), [name, before], { timeout: 60000 });
   };
 
-  // 1. Opens with the bundled model and runs it on the sample image.
+  // 0. The first screen: PP-OCRv4's text detector (fetched by demo/build.sh) runs on open on the
+  // page's drawn text and finds its two lines; the picture, probability map and boxes are drawn.
+  const opened = Date.now();
   const response = await page.goto(url);
   assert.match(response.headers()['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval'/);
+  assert.equal(await page.getAttribute('#tab-detect', 'aria-selected'), 'true');
+  await page.waitForFunction(() => Number(document.getElementById('det-canvas').dataset.runs) > 0, null, { timeout: 120000 });
+  const firstScreenMs = Date.now() - opened;
+  const detected = async () => page.evaluate(() => {
+    const c = document.getElementById('det-canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let green = 0; let orange = 0; let dark = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+      if (g > 100 && r < 60 && b < 100) green++;
+      else if (r > 200 && g > 80 && g < 200 && b < 90) orange++;
+      else if (r + g + b < 120) dark++;
+    }
+    return { w: c.width, h: c.height, green, orange, dark, boxes: Number(document.getElementById('det-count').dataset.boxes), list: JSON.parse(document.getElementById('det-count').dataset.boxList) };
+  });
+  let det = await detected();
+  t.diagnostic(`first screen: ${det.boxes} boxes ${JSON.stringify(det.list)} on ${det.w}×${det.h} after ${firstScreenMs} ms: ${await page.textContent('#det-time')}`);
+  assert.equal(det.boxes, 2, `the detector should find the two drawn lines: ${JSON.stringify(det)}${why()}`);
+  assert.equal(det.w % 32, 0); assert.equal(det.h % 32, 0);
+  for (const [x0, y0, x1, y1] of det.list) assert.ok(x0 >= 0 && y0 >= 0 && x1 <= det.w && y1 <= det.h && x1 - x0 > 150 && y1 - y0 > 20, `box ${[x0, y0, x1, y1]}`);
+  assert.ok(det.list[0][3] <= det.list[1][1] + 4, `the boxes should be one line above the other: ${JSON.stringify(det.list)}`);
+  assert.ok(det.green > 500 && det.orange > 500 && det.dark > 2000, `the result is drawn (text, probability map, boxes): ${JSON.stringify(det)}`);
+  assert.match(await page.textContent('#det-time'), /detector \d+ ms on a \d+×\d+ picture/);
+  // Provenance: the npm package, its licence, the sha256 the page checked.
+  assert.match(await page.textContent('#det-facts'), /@gutenye\/ocr-models@1\.4\.2/);
+  assert.match(await page.textContent('#det-facts'), /Apache-2\.0/);
+  assert.match(await page.textContent('#det-facts'), /[0-9a-f]{64} \(checked by this page\)/);
+  // An edit runs it again: three lines, three boxes (the steady-state time is the one shown now).
   await page.evaluate(() => window.gortDemo.ready);
+  await page.screenshot({ path: join(artifacts, 'detect.png') });
+  await page.fill('#det-text', 'Hello world\nsecond line here\n3 + 4 = 7');
+  await page.waitForFunction(() => Number(document.getElementById('det-canvas').dataset.runs) > 1 && document.getElementById('det-count').dataset.boxes === '3', null, { timeout: 60000 });
+  det = await detected();
+  t.diagnostic(`after an edit: ${det.boxes} boxes: ${await page.textContent('#det-time')}`);
+
+  // The other tabs show the detector: a real model's summary (weights in Constant nodes counted), findings, graph.
+  assert.match(await page.textContent('#status'), /ppocrv4_det\.onnx \(PP-OCRv4 text detection\): loaded in/);
+  await page.getByRole('tab', { name: 'Summary' }).click();
+  const facts = await page.textContent('#model-facts');
+  assert.match(facts, /Nodes\s*672/);
+  assert.match(facts, /Constant nodes\s*342/);
+  assert.match(facts, /Parameters\s*1,171,841 \(all in Constant nodes\)/);
+  assert.match(facts, /Weight bytes\s*4\.5 MiB/);
+  // Its long symbolic types wrap inside the page.
+  assert.match(await page.textContent('#io-table'), /p2o\.DynamicDimension/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the summary is ${overflow} px wider than the page`);
+  await page.screenshot({ path: join(artifacts, 'summary-detector.png'), fullPage: true });
+  await page.getByRole('tab', { name: 'Check' }).click();
+  if ((await page.evaluate(() => window.gortDemo.apis)).capabilities) {
+    assert.match(await page.textContent('#caps-summary'), /672 of 672 nodes can run/);
+    assert.equal(await page.getAttribute('#caps-folded', 'open'), null, 'the 342 folded names start folded');
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    assert.ok(height < 1500, `the Check tab is ${height} px high`);
+  }
+  // The Run tab has the drawn picture as its input, normalised as the detector wants it.
+  await page.getByRole('tab', { name: 'Run' }).click();
+  await page.click('#run');
+  await page.waitForSelector('#outputs [data-output="sigmoid_0.tmp_0"] canvas', { timeout: 120000 });
+  assert.match(await page.textContent('#outputs [data-output="sigmoid_0.tmp_0"] h3'), /float32\[1,1,\d+,512\]/);
+
+  // 1. The filter example (toon.onnx, the bundled model) on its sample image.
+  await page.click('#load-bundled');
+  await page.waitForFunction(() => /\(bundled\): loaded/.test(document.getElementById('status').textContent)
+    && /first run/.test(document.getElementById('run-status').textContent), null, { timeout: 120000 });
   await page.getByRole('tab', { name: 'Run' }).click();
   await page.waitForSelector('#outputs [data-output="toon"] canvas', { timeout: 120000 });
   const runStatus = await page.textContent('#run-status');
@@ -191,8 +257,9 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
     t.diagnostic('DEMO_CHAIN_MODEL unset: graph view check skipped (demo/test.sh sets it)');
   }
 
-  // Subgraphs: an If node's branches open in the view, and Up returns.
+  // Subgraphs: the summary counts the nodes inside If branches; the branches open in the view, and Up returns.
   await open(join(ROOT, 'testdata', 'onnx-node', 'node', 'test_if', 'model.onnx'), 'model.onnx');
+  assert.match(await page.textContent('#model-facts'), /Nodes\s*3 \(2 inside 2 subgraphs\)/);
   await page.getByRole('tab', { name: 'Graph' }).click();
   await page.fill('#graph-search', 'If');
   await page.press('#graph-search', 'Enter');
@@ -230,7 +297,11 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.waitForFunction((b) => Number(document.getElementById('run-status').dataset.runs) > b, runs, { timeout: 60000 });
   await page.waitForFunction(() => document.getElementById('placements').textContent !== '');
   assert.match(await page.textContent('#placements'), /WebGPU|webgpu/, why());
-  t.diagnostic(`WebGPU choice: ${await page.textContent('#placements')}`);
+  t.diagnostic(`WebGPU choice: ${await page.textContent('#placements')}; ${await page.textContent('#run-status')}`);
+  // The status line names the backend the session runs on, not the one chosen.
+  const providers = await page.evaluate(() => [...(window.gortDemo.state.session.executionProviders || [])]);
+  if (!providers.includes('webgpu')) assert.match(await page.textContent('#run-status'), /· wasm$/, why());
+  else assert.match(await page.textContent('#run-status'), /webgpu/);
   await page.selectOption('#backend', 'wasm');
   await page.selectOption('#src-0', 'random');
   await page.fill('#dims [data-dim="height"]', '600');
@@ -269,6 +340,22 @@ test('demo page: bundled model, node-suite model with test data, compare pass/fa
   await page.setInputFiles('#model-file', corrupt);
   await page.waitForSelector('#errors .error[data-code="GORT_BAD_MODEL"]', { timeout: 60000 });
   assert.match(await page.textContent('#errors'), /GORT_BAD_MODEL/);
+  // One banner, though the load, the checker, the capability report and the graph printer all failed on it.
+  await page.waitForFunction(() => /rejected the model/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+  assert.equal(await page.locator('#errors .error').count(), 1, await page.textContent('#errors'));
+
+  // Without demo/real/ (a build that could not reach the registry): one error saying so, and the filter example.
+  const bare = await context.newPage();
+  bare.on('pageerror', (e) => problems.push(`pageerror (no detector): ${e.message}`));
+  await bare.route('**/real/**', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await bare.goto(url);
+  await bare.evaluate(() => window.gortDemo.ready);
+  await bare.waitForSelector('#errors .error[data-code="DEMO_NO_MODEL"]');
+  assert.equal(await bare.locator('#errors .error').count(), 1, await bare.textContent('#errors'));
+  assert.match(await bare.textContent('#errors'), /make demo/);
+  assert.match(await bare.textContent('#status'), /toon\.onnx \(bundled\): loaded/);
+  assert.match(await bare.textContent('#det-caption'), /not available/);
+  await bare.close();
 
   assert.deepEqual(blocked, [], 'the page requested something not on 127.0.0.1');
   assert.deepEqual(problems, [], problems.join('\n') + why());

@@ -8,9 +8,11 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { readNpy, readNpz, fortranToC } from '../lib/npy.mjs';
-import { decodeModel, decodeTensor } from '../lib/onnx.mjs';
+import { decodeModel, decodeTensor, modelStats } from '../lib/onnx.mjs';
+import { detBoxes, detInput, detSize } from '../lib/detect.mjs';
+import { existsSync } from 'node:fs';
 import { layout } from '../lib/graphview.mjs';
-import { compareValues, toNumbers, halfToFloat, imageLayout, topK, floatToHalf, classMapLayout } from '../lib/values.mjs';
+import { compareValues, toNumbers, halfToFloat, imageLayout, topK, floatToHalf, classMapLayout, randomData } from '../lib/values.mjs';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -192,4 +194,52 @@ test('graph layout: layers, constants next to their consumer, one edge per input
   const into = L.edges.filter((e) => L.verts[e.b].name === 'd');
   assert.deepEqual(into.map((e) => [e.value, e.slot]), [['b1', 0], ['k', 1]]);
   assert.notEqual(into[0].dx, into[1].dx);
+});
+
+test('random inputs: integers honour from/to (both included), floats stay in [from, to)', () => {
+  const i64 = [...randomData('int64', 2000, 3, 5, 7)].map(Number);
+  assert.deepEqual([...new Set(i64)].sort(), [5, 6, 7]);
+  const neg = [...randomData('int32', 2000, 1, -2, 1)];
+  assert.deepEqual([...new Set(neg)].sort((a, b) => a - b), [-2, -1, 0, 1]);
+  assert.deepEqual([...new Set(randomData('uint8', 100, 1, 300, 400))], [255], 'clamped to the type');
+  assert.deepEqual([...new Set(randomData('int8', 100, 1, 4.2, 4.7))], [4], 'no integer inside: the nearest');
+  const f = randomData('float32', 1000, 1, -3, -1);
+  assert.ok(f.every((x) => x >= -3 && x < -1));
+});
+
+test('model statistics: Constant-node weights and nodes inside subgraphs count', () => {
+  const toon = modelStats(decodeModel(readFileSync(join(DEMO, 'model', 'toon.onnx'))));
+  assert.deepEqual([toon.nodes, toon.nodesInSubgraphs, toon.initializers, toon.constants, toon.params], [12, 0, 9, 0, 39]);
+  const ifModel = modelStats(decodeModel(readFileSync(join(DEMO, '..', 'testdata', 'onnx-node', 'node', 'test_if', 'model.onnx'))));
+  assert.deepEqual([ifModel.nodes, ifModel.nodesInSubgraphs, ifModel.subgraphs], [3, 2, 2]);
+  // Its branches are Constant nodes of 5 floats each.
+  assert.deepEqual([ifModel.constants, ifModel.params, ifModel.bytes], [2, 10, 40]);
+  const det = join(DEMO, 'real', 'ppocrv4_det.onnx');
+  if (existsSync(det)) {
+    const s = modelStats(decodeModel(readFileSync(det)));
+    assert.deepEqual([s.nodes, s.initializers, s.constants, s.params, s.constantParams], [672, 0, 342, 1171841, 1171841]);
+  }
+});
+
+test('text detection: sizes, normalisation, boxes of a probability map', () => {
+  assert.deepEqual(detSize(512, 160), { w: 512, h: 160 });
+  assert.deepEqual(detSize(1280, 500, 640), { w: 640, h: 256 });
+  assert.deepEqual(detSize(10, 10), { w: 32, h: 32 });
+  // One pixel: R=255, G=0, B=128 → channels B, G, R with ImageNet mean/std.
+  const x = detInput(new Uint8Array([255, 0, 128, 255]), 1, 1);
+  assert.ok(Math.abs(x[0] - (128 / 255 - 0.485) / 0.229) < 1e-6);
+  assert.ok(Math.abs(x[1] - (0 - 0.456) / 0.224) < 1e-6);
+  assert.ok(Math.abs(x[2] - (1 - 0.406) / 0.225) < 1e-6);
+  // A 40×20 map: a bright 20×4 band (a text kernel), a weak blob (mean below 0.6), a 2-pixel speck.
+  const w = 40; const h = 20; const p = new Float32Array(w * h);
+  for (let y = 4; y < 8; y++) for (let xx = 5; xx < 25; xx++) p[y * w + xx] = 0.9;
+  for (let y = 12; y < 18; y++) for (let xx = 5; xx < 15; xx++) p[y * w + xx] = 0.4;
+  p[15 * w + 30] = 0.95; p[15 * w + 31] = 0.95;
+  const boxes = detBoxes(p, w, h);
+  assert.equal(boxes.length, 1, JSON.stringify(boxes));
+  const b = boxes[0];
+  assert.ok(Math.abs(b.score - 0.9) < 1e-6);
+  // Unclip: d = area·1.5 / perimeter = 80·1.5 / 48 = 2.5 on each side.
+  assert.deepEqual([b.x0, b.y0, b.x1, b.y1], [2, 1, 28, 11]);
+  assert.equal(detBoxes(p, w, h, { boxThresh: 0.3 }).length, 2);
 });
