@@ -234,6 +234,15 @@ func handSeeds() map[string][]seed {
 	for i := range packed.Data().([]uint8) {
 		packed.Data().([]uint8)[i] = uint8(i * 29)
 	}
+	ids23 := tensor.Of([]int{2, 3}, []int32{0, 4, 2, 1, 3, 0})
+	segs23 := tensor.Of([]int{2, 3}, []int32{0, 0, 1, 1, 1, 0})
+	emb := func(rows int) *tensor.Tensor {
+		t := tensor.New(tensor.Float, rows, 4)
+		for i, d := 0, t.F32(); i < len(d); i++ {
+			d[i] = float32(i%7)/3 - 1
+		}
+		return t
+	}
 	// RotaryEmbedding: (B 1, S 3, hidden 4), one head, caches of 4 positions.
 	cache := tensor.Of([]int{4, 2}, []float32{1, 1, 0.5, 0.8, 0, 0.6, -0.5, 0.3})
 	return map[string][]seed{
@@ -247,6 +256,9 @@ func handSeeds() map[string][]seed {
 			tensor.Of([]int{1}, []int32{2}), tensor.Scalar(int32(3))}, 3, one("num_heads", 2), one("kv_num_heads", 1)),
 		"com.microsoft/GatherBlockQuantized": withAttrs([]*tensor.Tensor{codes, tensor.Of([]int{2}, []int64{0, 2}),
 			tensor.Of([]int{3, 1}, []float32{0.5, 0.25, 2})}, 1),
+		// EmbedLayerNormalization: B 2, S 3, H 4; vocabulary 5, 3 positions, 2 segments.
+		"com.microsoft/EmbedLayerNormalization": withAttrs([]*tensor.Tensor{ids23, segs23, emb(5), emb(3), emb(2), vec, vec,
+			tensor.Of([]int{2, 3}, []int32{1, 1, 0, 1, 0, 0})}, 3),
 		"com.microsoft/BiasAdd":                          contrib(bsh, vec, bsh),
 		"com.microsoft/SkipSimplifiedLayerNormalization": contrib(bsh, bsh, vec),
 		"/MaxRoiPool": {{name: "hand-written", opset: 22, c: config{nOut: 1, inputs: []*tensor.Tensor{x, rois},

@@ -2,9 +2,9 @@
 // domain (onnxruntime's docs/ContribOperators.md), the ones exported
 // transformers use: the GELU family (Gelu, FastGelu, BiasGelu, QuickGelu),
 // BiasAdd, the fused layer norms (SkipLayerNormalization,
-// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization), the
-// attention ops (Attention, MultiHeadAttention, GroupQueryAttention,
-// RotaryEmbedding), and the quantized weights' MatMulNBits and
+// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization) and BERT's
+// EmbedLayerNormalization, the attention ops (Attention, MultiHeadAttention,
+// GroupQueryAttention, RotaryEmbedding), and the quantized weights' MatMulNBits and
 // GatherBlockQuantized.
 //
 // The attention ops gather keys and values into (B, N, T, H) buffers (the

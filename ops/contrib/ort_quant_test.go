@@ -10,7 +10,7 @@ import (
 
 // The differential cases of the quantized and fused contrib ops
 // (MatMulNBits, GatherBlockQuantized, FusedMatMul, FusedConv,
-// EmbedLayerNormalization, LayerNormalization, BiasSplitGelu).
+// LayerNormalization, BiasSplitGelu).
 func init() {
 	moreDiffCases = append(moreDiffCases, matMulNBitsCases, fusedCases)
 }
