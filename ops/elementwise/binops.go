@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/chewxy/math32"
 	"github.com/gort-dev/gort/ops/opsutil"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
@@ -140,7 +139,7 @@ func powF32(out, a, b *tensor.Tensor) {
 			return
 		case 0.5:
 			for i, x := range ad {
-				od[i] = math32.Sqrt(x)
+				od[i] = sqrt32(x)
 			}
 			return
 		}
