@@ -286,7 +286,20 @@ func zeroPoint(t *tensor.Tensor, perChannel int, what string) ([]float64, error)
 // beside a 64×512×512 uint8 map, counted by no memory check, which ended
 // the wasm runtime.)
 func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) (*tensor.Tensor, *convShapes, error) {
-	s, err := c.shapes(x.Shape(), w.Shape())
+	return intConvPrepared(ctx, c, x, xzp, w, wzp, nil)
+}
+
+// intConvPrepared is intConv running from q, the prepared weights, when
+// w is q's constant (or nil, released).
+func intConvPrepared(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor, q *quantWeights) (*tensor.Tensor, *convShapes, error) {
+	prepared := q.is(w)
+	var wShape []int
+	if prepared {
+		wShape = q.shape
+	} else {
+		wShape = w.Shape()
+	}
+	s, err := c.shapes(x.Shape(), wShape)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -294,20 +307,11 @@ func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) (*ten
 	if err != nil {
 		return nil, nil, err
 	}
-	wz, err := quantZeroPoints(wzp, w.DType(), s.m, "w_zero_point")
-	if err != nil {
+	var ws []int16
+	if prepared {
+		ws = q.ws
+	} else if ws, err = convWeightsI16(w, wzp); err != nil {
 		return nil, nil, err
-	}
-	ws := make([]int16, w.Len())
-	per := w.Len() / max(s.m, 1)
-	for m := range s.m {
-		z := wz[min(m, len(wz)-1)]
-		switch wd := w.Data().(type) {
-		case []uint8:
-			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
-		case []int8:
-			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
-		}
 	}
 	y := ctx.New(tensor.Int32, s.yShape...)
 	switch xd := x.Data().(type) {
@@ -317,6 +321,50 @@ func intConv(ctx *op.Context, c *convAttrs, x, xzp, w, wzp *tensor.Tensor) (*ten
 		err = intConvBlocks(ctx, xd, xz[0], ws, c.group, s, y.I32())
 	}
 	return y, s, err
+}
+
+// convWeightsI16 returns w (M, C/group, k…) minus its zero points (one, or
+// one per output channel) as int16.
+func convWeightsI16(w, wzp *tensor.Tensor) ([]int16, error) {
+	m := 0
+	if w.Rank() > 0 {
+		m = w.Shape()[0]
+	}
+	wz, err := quantZeroPoints(wzp, w.DType(), m, "w_zero_point")
+	if err != nil {
+		return nil, err
+	}
+	ws := make([]int16, w.Len())
+	per := w.Len() / max(m, 1)
+	for m := range m {
+		z := wz[min(m, len(wz)-1)]
+		switch wd := w.Data().(type) {
+		case []uint8:
+			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
+		case []int8:
+			kernels.SubZeroPoint(ws[m*per:(m+1)*per], wd[m*per:(m+1)*per], z)
+		}
+	}
+	return ws, nil
+}
+
+// prepareWeights prepares constant weights and weight zero points
+// (inputs wi and zi) once, or returns nil when they are fed at run time
+// or malformed (the run reports the error).
+func (c *convAttrs) prepareWeights(n *op.Node, wi, zi int) *quantWeights {
+	w := n.ConstInput(wi)
+	wzp, ok := constOrAbsent(n, zi)
+	if w == nil || !ok || w.Rank() < 3 {
+		return nil
+	}
+	if m := w.Shape()[0]; m <= 0 || m%c.group != 0 {
+		return nil
+	}
+	ws, err := convWeightsI16(w, wzp)
+	if err != nil {
+		return nil
+	}
+	return &quantWeights{src: w, shape: w.Shape(), dt: w.DType(), ws: ws}
 }
 
 // intConvBlocks is intConv's loop over images, groups and blocks of
@@ -377,16 +425,20 @@ func buildConvInteger(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		if len(in) < 2 || in[0] == nil || in[1] == nil {
+	// x_zero_point is input 2, w_zero_point 3: prepared weights are
+	// inputs 1 and 3.
+	q := c.prepareWeights(n, 1, 3)
+	k := op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 2 || in[0] == nil || (in[1] == nil && !q.is(nil)) {
 			return nil, op.Errorf("ConvInteger needs x and w")
 		}
-		y, _, err := intConv(ctx, c, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		y, _, err := intConvPrepared(ctx, c, in[0], optIn(in, 2), in[1], optIn(in, 3), q)
 		if err != nil {
 			return nil, err
 		}
 		return ctx.One(y), nil
-	}), nil
+	})
+	return q.releaser(k, 1), nil
 }
 
 func optIn(in []*tensor.Tensor, i int) *tensor.Tensor {
@@ -464,60 +516,107 @@ func buildQLinearConv(n *op.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		if len(in) < 7 || in[0] == nil || in[3] == nil {
+	q := c.prepareWeights(n, 3, 5)
+	// With constant weights, scales and output zero point, the
+	// requantization's per-channel multipliers too (and a constant bias).
+	var rq *requant
+	var cbias []float64
+	if q != nil {
+		in := make([]*tensor.Tensor, 9)
+		ok := true
+		for _, i := range []int{1, 4, 6, 7, 8} {
+			var isConst bool
+			in[i], isConst = constOrAbsent(n, i)
+			ok = ok && isConst
+		}
+		in[0] = n.ConstInput(0)
+		if ok && (in[0] != nil || in[7] != nil) {
+			rq, _ = qconvRequant(in, q.shape[0])
+			if b := in[8]; b != nil && rq != nil {
+				if cbias, err = b.Float64s(); err != nil || len(cbias) != q.shape[0] {
+					rq, cbias = nil, nil
+				}
+			}
+		}
+	}
+	k := op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		if len(in) < 7 || in[0] == nil || (in[3] == nil && !q.is(nil)) {
 			return nil, op.Errorf("QLinearConv needs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale")
 		}
-		accT, s, err := intConv(ctx, c, in[0], in[2], in[3], in[5])
+		prepared := q.is(in[3])
+		accT, s, err := intConvPrepared(ctx, c, in[0], in[2], in[3], in[5], q)
 		if err != nil {
 			return nil, err
 		}
 		acc := accT.I32()
-		xs, err := scaleValues(in[1], "x_scale")
-		if err != nil {
-			return nil, err
-		}
-		wsc, err := scaleValues(in[4], "w_scale")
-		if err != nil {
-			return nil, err
-		}
-		ys, err := scaleValues(in[6], "y_scale")
-		if err != nil {
-			return nil, err
-		}
-		if len(wsc) != 1 && len(wsc) != s.m {
-			return nil, op.Errorf("w_scale has %d elements, expected 1 or %d", len(wsc), s.m)
-		}
-		yzp := optIn(in, 7)
-		yz, err := zeroPoint(yzp, 1, "y_zero_point")
-		if err != nil {
-			return nil, err
-		}
-		outDT := in[0].DType()
-		if yzp != nil {
-			outDT = yzp.DType()
-		}
-		lo, hi, ok := quantRange(outDT)
-		if !ok || (outDT != tensor.Uint8 && outDT != tensor.Int8) {
-			return nil, op.Errorf("QLinearConv output type %s is not int8/uint8", outDT)
-		}
-		var bias []float64
-		if b := optIn(in, 8); b != nil {
-			if bias, err = b.Float64s(); err != nil || len(bias) != s.m {
-				return nil, op.Errorf("QLinearConv bias must be int32 of length %d", s.m)
+		r, bias := rq, cbias
+		if !prepared || r == nil {
+			if r, err = qconvRequant(in, s.m); err != nil {
+				return nil, err
+			}
+			bias = nil
+			if b := optIn(in, 8); b != nil {
+				if bias, err = b.Float64s(); err != nil || len(bias) != s.m {
+					return nil, op.Errorf("QLinearConv bias must be int32 of length %d", s.m)
+				}
 			}
 		}
-		y := ctx.New(outDT, s.yShape...)
+		y := ctx.New(r.outDT, s.yShape...)
 		os := s.geom.OutSize()
-		for i, a := range acc {
-			m := (i / os) % s.m
-			v := float64(a)
-			if bias != nil {
-				v += bias[m]
+		for b := range s.n {
+			for m := range s.m {
+				off := (b*s.m + m) * os
+				var bm float64
+				if bias != nil {
+					bm = bias[m]
+				}
+				requantRow(y, off, acc[off:off+os], bm, r.mult[m], r.yz, r.lo, r.hi, bias != nil)
 			}
-			sc := xs[0] * wsc[min(m, len(wsc)-1)] / ys[0]
-			storeQuantized(y, i, v*sc+yz[0], lo, hi)
 		}
 		return ctx.One(y), nil
-	}), nil
+	})
+	return q.releaser(k, 3), nil
+}
+
+// qconvRequant reads QLinearConv's scales (inputs 1, 4, 6) and output zero
+// point (7, optional; its dtype, else x's, is the output's) for m output
+// channels: multiplier xs·ws[m]/ys per channel, computed as each output
+// element's used to be.
+func qconvRequant(in []*tensor.Tensor, m int) (*requant, error) {
+	xs, err := scaleValues(in[1], "x_scale")
+	if err != nil {
+		return nil, err
+	}
+	wsc, err := scaleValues(in[4], "w_scale")
+	if err != nil {
+		return nil, err
+	}
+	ys, err := scaleValues(in[6], "y_scale")
+	if err != nil {
+		return nil, err
+	}
+	if len(wsc) != 1 && len(wsc) != m {
+		return nil, op.Errorf("w_scale has %d elements, expected 1 or %d", len(wsc), m)
+	}
+	yzp := optIn(in, 7)
+	yz, err := zeroPoint(yzp, 1, "y_zero_point")
+	if err != nil {
+		return nil, err
+	}
+	outDT := tensor.Undefined
+	if in[0] != nil {
+		outDT = in[0].DType()
+	}
+	if yzp != nil {
+		outDT = yzp.DType()
+	}
+	lo, hi, ok := quantRange(outDT)
+	if !ok || (outDT != tensor.Uint8 && outDT != tensor.Int8) {
+		return nil, op.Errorf("QLinearConv output type %s is not int8/uint8", outDT)
+	}
+	r := &requant{mult: make([]float64, m), yz: yz[0], lo: lo, hi: hi, outDT: outDT}
+	for i := range r.mult {
+		r.mult[i] = xs[0] * wsc[min(i, len(wsc)-1)] / ys[0]
+	}
+	return r, nil
 }

@@ -484,6 +484,13 @@ func intGemm[T intElem](transA, transB bool, m, n, k int, alpha, beta float32, a
 // minus their zero points are int16 (kernels.GemmI16), 2 bytes a value
 // instead of the 16 of the float64 copies this used to make.
 func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) (*tensor.Tensor, *mmPlan, error) {
+	return quantMatMulPrepared(ctx, a, azp, b, bzp, nil)
+}
+
+// quantMatMulPrepared is quantMatMul running from q, the prepared B, when
+// b is q's constant.
+func quantMatMulPrepared(ctx *op.Context, a, azp, b, bzp *tensor.Tensor, q *quantWeights) (*tensor.Tensor, *mmPlan, error) {
+	prepared := q.is(b)
 	for _, t := range []*tensor.Tensor{a, b} {
 		if t == nil || t.DType() != tensor.Uint8 && t.DType() != tensor.Int8 {
 			return nil, nil, op.Errorf("quantized MatMul needs int8/uint8 A and B")
@@ -497,8 +504,10 @@ func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) (*tensor.Tensor
 	if err != nil {
 		return nil, nil, err
 	}
-	bz, err := quantZeroPoints(bzp, b.DType(), p.n, "b_zero_point")
-	if err != nil {
+	var bi []int16
+	if prepared {
+		bi = q.ws
+	} else if bi, err = matMulBI16(b, bzp, p.n); err != nil {
 		return nil, nil, err
 	}
 	ai := make([]int16, a.Len())
@@ -507,19 +516,50 @@ func quantMatMul(ctx *op.Context, a, azp, b, bzp *tensor.Tensor) (*tensor.Tensor
 			quantRow(ai[r*p.k:(r+1)*p.k], a, r*p.k, az[r%p.m%len(az)])
 		}
 	}
-	bi := make([]int16, b.Len())
-	quantRow(bi, b, 0, 0)
-	if len(bz) > 1 || bz[0] != 0 {
-		for i := range bi {
-			bi[i] -= bz[i%p.n%len(bz)]
-		}
-	}
 	y := ctx.New(tensor.Int32, p.out...)
 	yd := y.I32()
 	p.run(func(m, ao, bo, co int) {
 		kernels.GemmI16(m, p.n, p.k, ai[ao:], p.k, bi[bo:], p.n, yd[co:], p.n)
 	})
 	return y, p, nil
+}
+
+// matMulBI16 returns B (n columns) minus its zero points (one, or one per
+// column) as int16.
+func matMulBI16(b, bzp *tensor.Tensor, n int) ([]int16, error) {
+	bz, err := quantZeroPoints(bzp, b.DType(), n, "b_zero_point")
+	if err != nil {
+		return nil, err
+	}
+	bi := make([]int16, b.Len())
+	quantRow(bi, b, 0, 0)
+	if len(bz) > 1 || bz[0] != 0 {
+		for i := range bi {
+			bi[i] -= bz[i%n%len(bz)]
+		}
+	}
+	return bi, nil
+}
+
+// prepareMatMulB prepares a constant B and its zero points (inputs bi and
+// zi) once, or returns nil when they are fed at run time or malformed.
+// The constant stays (B is small beside a convolution's activations, and
+// the plan's checks read its shape).
+func prepareMatMulB(n *op.Node, bi, zi int) *quantWeights {
+	b := n.ConstInput(bi)
+	bzp, ok := constOrAbsent(n, zi)
+	if b == nil || !ok || b.Rank() == 0 || (b.DType() != tensor.Uint8 && b.DType() != tensor.Int8) {
+		return nil
+	}
+	cols := 1
+	if b.Rank() > 1 {
+		cols = b.Shape()[b.Rank()-1]
+	}
+	ws, err := matMulBI16(b, bzp, cols)
+	if err != nil {
+		return nil
+	}
+	return &quantWeights{src: b, shape: b.Shape(), dt: b.DType(), ws: ws}
 }
 
 // quantRow writes t's values [off, off+len(dst)) minus zp into dst.
@@ -533,8 +573,9 @@ func quantRow(dst []int16, t *tensor.Tensor, off int, zp int16) {
 }
 
 func buildMatMulInteger(n *op.Node) (any, error) {
+	q := prepareMatMulB(n, 1, 3)
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		y, _, err := quantMatMul(ctx, in[0], optIn(in, 2), in[1], optIn(in, 3))
+		y, _, err := quantMatMulPrepared(ctx, in[0], optIn(in, 2), in[1], optIn(in, 3), q)
 		if err != nil {
 			return nil, err
 		}
@@ -543,46 +584,99 @@ func buildMatMulInteger(n *op.Node) (any, error) {
 }
 
 func buildQLinearMatMul(n *op.Node) (any, error) {
+	q := prepareMatMulB(n, 3, 5)
+	// With constant scales and output zero point too, the per-column
+	// multipliers (a per-tensor a_scale).
+	var rq *requant
+	if q != nil {
+		in := make([]*tensor.Tensor, 8)
+		ok := true
+		for _, i := range []int{1, 4, 6, 7} {
+			in[i] = n.ConstInput(i)
+			ok = ok && in[i] != nil
+		}
+		if ok {
+			cols := 1
+			if len(q.shape) > 1 {
+				cols = q.shape[len(q.shape)-1]
+			}
+			rq, _ = qmatmulRequant(in, cols)
+		}
+	}
 	return op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		if len(in) < 8 {
 			return nil, op.Errorf("QLinearMatMul needs 8 inputs")
 		}
-		accT, p, err := quantMatMul(ctx, in[0], in[2], in[3], in[5])
+		prepared := q.is(in[3])
+		accT, p, err := quantMatMulPrepared(ctx, in[0], in[2], in[3], in[5], q)
 		if err != nil {
 			return nil, err
 		}
 		acc := accT.I32()
-		as, err := scaleValues(in[1], "a_scale")
-		if err != nil {
-			return nil, err
+		r := rq
+		if !prepared || r == nil {
+			if r, err = qmatmulRequant(in, p.n); err != nil {
+				return nil, err
+			}
 		}
-		bs, err := scaleValues(in[4], "b_scale")
-		if err != nil {
-			return nil, err
+		y := ctx.New(r.outDT, p.out...)
+		if r.mult != nil {
+			switch d := y.Data().(type) {
+			case []uint8:
+				requantCols(d, acc, r)
+			case []int8:
+				requantCols(d, acc, r)
+			}
+			return ctx.One(y), nil
 		}
-		ys, err := scaleValues(in[6], "y_scale")
-		if err != nil {
-			return nil, err
-		}
-		yz, err := zeroPoint(in[7], 1, "y_zero_point")
-		if err != nil {
-			return nil, err
-		}
-		if in[7] == nil {
-			return nil, op.Errorf("QLinearMatMul needs y_zero_point")
-		}
-		lo, hi, ok := quantRange(in[7].DType())
-		if !ok || in[7].DType() != tensor.Uint8 && in[7].DType() != tensor.Int8 {
-			return nil, op.Errorf("QLinearMatMul output type %s is not int8/uint8", in[7].DType())
-		}
-		y := ctx.New(in[7].DType(), p.out...)
+		// a_scale per row: the multiplier per element, as it was.
+		as, _ := scaleValues(in[1], "a_scale")
+		bs, _ := scaleValues(in[4], "b_scale")
+		ys, _ := scaleValues(in[6], "y_scale")
 		for i, v := range acc {
 			row, col := (i/p.n)%p.m, i%p.n
 			sc := as[row%len(as)] * bs[col%len(bs)] / ys[0]
-			storeQuantized(y, i, float64(v)*sc+yz[0], lo, hi)
+			storeQuantized(y, i, float64(v)*sc+r.yz, r.lo, r.hi)
 		}
 		return ctx.One(y), nil
 	}), nil
+}
+
+// qmatmulRequant reads QLinearMatMul's scales (inputs 1, 4, 6) and output
+// zero point (7) for n columns; mult, per column, is set when a_scale is
+// one value (as*bs[col]/ys, computed as each element's used to be).
+func qmatmulRequant(in []*tensor.Tensor, n int) (*requant, error) {
+	as, err := scaleValues(in[1], "a_scale")
+	if err != nil {
+		return nil, err
+	}
+	bs, err := scaleValues(in[4], "b_scale")
+	if err != nil {
+		return nil, err
+	}
+	ys, err := scaleValues(in[6], "y_scale")
+	if err != nil {
+		return nil, err
+	}
+	yz, err := zeroPoint(in[7], 1, "y_zero_point")
+	if err != nil {
+		return nil, err
+	}
+	if in[7] == nil {
+		return nil, op.Errorf("QLinearMatMul needs y_zero_point")
+	}
+	lo, hi, ok := quantRange(in[7].DType())
+	if !ok || in[7].DType() != tensor.Uint8 && in[7].DType() != tensor.Int8 {
+		return nil, op.Errorf("QLinearMatMul output type %s is not int8/uint8", in[7].DType())
+	}
+	r := &requant{yz: yz[0], lo: lo, hi: hi, outDT: in[7].DType()}
+	if len(as) == 1 {
+		r.mult = make([]float64, n)
+		for col := range r.mult {
+			r.mult[col] = as[0] * bs[col%len(bs)] / ys[0]
+		}
+	}
+	return r, nil
 }
 
 func inferGemm(c *shapes.Ctx) {
