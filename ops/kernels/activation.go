@@ -194,6 +194,8 @@ func Activate(x []float32, act Act, alpha, beta float32) {
 	case act == ActNone:
 	case acts[act].piecewise && len(x) >= 4:
 		activateSimple(x, act, alpha, beta)
+	case act == ActSigmoid:
+		sigmoidSlice(x)
 	default:
 		activateScalar(x, act, alpha, beta)
 	}
@@ -221,20 +223,3 @@ func Activate64(x []float64, act Act, alpha, beta float32) {
 	}
 }
 
-// Sigmoid32 is the float32 Sigmoid: it never exponentiates a positive
-// number, so it cannot overflow.
-func Sigmoid32(x float32) float32 {
-	if x >= 0 {
-		return 1 / (1 + math32.Exp(-x))
-	}
-	e := math32.Exp(x)
-	return e / (1 + e)
-}
-
-func sigmoid64(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
