@@ -18,7 +18,10 @@
 #   (f) transformers.js pipelines (feature-extraction, text-generation with a
 #       KV cache) on gort in onnxruntime-node's place against the real
 #       onnxruntime-node, on models tools/genmodels -tfjs writes
-#       (installs both into a temporary directory)     test/transformers.test.mjs
+#       (installs both into a temporary directory), and the
+#       fp32 ones with device 'webgpu' on Node + Dawn +
+#       SwiftShader against gort's CPU run (installs npm
+#       webgpu into ../.webgpu-tools when missing)       test/transformers.test.mjs
 #   (g) npm pack + install into a fresh project          test/pack.sh
 # GORT_SKIP_BROWSER=1 skips (c) and (e)'s Chromium part where no chromium can
 # be installed.
