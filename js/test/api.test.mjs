@@ -188,7 +188,8 @@ test('short runs take the quick path (src/backends/quick.js) with the results of
   const n = await InferenceSession.create(passthrough(vars.filter((v) => v.name !== 'v_string')));
   const numeric = Object.fromEntries(Object.entries(feeds).filter(([name]) => name !== 'v_string'));
   const fetches = Object.keys(numeric);
-  // A run is quick when the session's last run took under 2 ms: after the
+  // A run is quick when the session's last run took under half the yield
+  // interval (5 ms by default): after the
   // first runs (V8 still compiling), most are.
   const quick = (sess) => sess._info.quickRuns || 0;
   for (let i = 0; quick(n) < 3 && i < 100; i++) {
@@ -216,7 +217,7 @@ test('short runs take the quick path (src/backends/quick.js) with the results of
     assert.deepEqual(out.s.data, ['-1.0', '2.0', '-3.0', '4.0', `${i}.0`, '6.0']);
   }
   assert.equal(quick(r), 3, 'no run took the quick path');
-  // A yield interval under the quick path's limit keeps every run on run().
+  // A yield interval of 0 (a turn after every node) keeps every run on run().
   const old = env.wasm.yieldIntervalMs;
   env.wasm.yieldIntervalMs = 0;
   try {

@@ -5,10 +5,14 @@
 // model. The quick run passes the feeds' and outputs' metadata as numbers in
 // one reused buffer, the feeds' bytes as they are, and reads the outputs'
 // bytes straight out of wasm memory. It cannot yield or be aborted midway,
-// so it is taken only for sessions whose previous run took under QUICK_MS.
+// so it is taken only for sessions whose previous run took under half the
+// yield interval (quickLimitMs): a run that short would not have yielded
+// (nor noticed an abort) on the other path either.
 
-/** A run of at most this many ms leaves the next run to the quick path. */
-export const QUICK_MS = 2;
+/** The longest previous run (ms) after which the next run is quick. */
+export function quickLimitMs(yieldIntervalMs) {
+  return yieldIntervalMs >= 0 ? yieldIntervalMs / 2 : Infinity;
+}
 
 // ONNX element type numbers (TensorProto.DataType) by wire type name.
 const CODES = {

@@ -4,7 +4,7 @@
 import { ErrorCode, gortError } from '../errors.js';
 import { isNodePath, macrotask, readSource } from '../io.js';
 import { platform } from '../platform.js';
-import { QUICK_MS, runQuick } from './quick.js';
+import { quickLimitMs, runQuick } from './quick.js';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm"
 const isWasm = (b) => b.byteLength >= 4 && WASM_MAGIC.every((x, i) => b[i] === x);
@@ -154,10 +154,8 @@ export function wasmBackend(source) {
       if (s.dead) throw gortError(ErrorCode.INTERNAL, 'the gort runtime stopped; create the session again');
       const t0 = performance.now();
       // A session whose last run was short runs synchronously (quick.js),
-      // unless GPU outputs are asked for or the event loop must get a turn
-      // more often than QUICK_MS.
-      const y = ro.yieldIntervalMs;
-      if (info.lastRunMs < Math.min(QUICK_MS, y >= 0 ? y : Infinity) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
+      // unless GPU outputs are asked for.
+      if (info.lastRunMs < quickLimitMs(ro.yieldIntervalMs) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
         let out;
         try {
           out = runQuick(s.api, s.instance.exports.mem, info, feeds, fetches);
