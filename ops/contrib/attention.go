@@ -19,8 +19,8 @@ import (
 //   - mask_index (int32): (B) end positions, (2B) ends then starts, (B, T)
 //     or (B, S, T) 0/1 masks, or (B, 1, M, M) with M ≥ T (rows P..P+S,
 //     Megatron GPT-2; onnxruntime's CPU kernel refuses it); unidirectional
-//     masks key j > P + i. Masked keys get mask_filter_value (−10000) added
-//     (see ortMask). attention_bias is (B or 1, N or 1, S, T).
+//     leaves out key j > P + i. Keys a mask excludes get mask_filter_value
+//     (−10000) added (see ortMask). attention_bias is (B or 1, N or 1, S, T).
 //   - scale 0 means 1/√(Dq/N).
 //
 // do_rotary and past_present_share_buffer (with past_sequence_length) are

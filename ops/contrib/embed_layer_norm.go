@@ -7,6 +7,7 @@ import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // EmbedLayerNormalization(input_ids, segment_ids?, word_embedding,
@@ -68,7 +69,7 @@ func buildEmbedLayerNorm(n *op.Node) (any, error) {
 			what string
 			t    *tensor.Tensor
 		}{{"segment_ids", segIDs}, {"mask", mask}} {
-			if p.t != nil && !sameShape(p.t.Shape(), is) {
+			if p.t != nil && !slices.Equal(p.t.Shape(), is) {
 				return nil, op.Errorf("%s: %s of shape %v must have input_ids' shape %v", eln, p.what, p.t.Shape(), is)
 			}
 		}

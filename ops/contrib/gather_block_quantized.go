@@ -5,6 +5,7 @@ import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // GatherBlockQuantized(data, indices, scales, zero_points?): Gather of a
@@ -107,7 +108,7 @@ func (at gbqAttrs) run(ctx *op.Context, ins []*tensor.Tensor) ([]*tensor.Tensor,
 	nb := (ls[qa] + at.blockSize - 1) / at.blockSize
 	ss := append([]int(nil), ls...)
 	ss[qa] = nb
-	if !sameInts(scales.Shape(), ss) {
+	if !slices.Equal(scales.Shape(), ss) {
 		return nil, op.Errorf("GatherBlockQuantized: scales of shape %v, want %v", scales.Shape(), ss)
 	}
 	zs := append([]int(nil), ss...)
@@ -116,7 +117,7 @@ func (at gbqAttrs) run(ctx *op.Context, ins []*tensor.Tensor) ([]*tensor.Tensor,
 			return nil, op.Errorf("GatherBlockQuantized: zero_points of %s, data of %s", zp.DType(), dt)
 		}
 		zs[qa] = (nb + comps - 1) / comps
-		if !sameInts(zp.Shape(), zs) {
+		if !slices.Equal(zp.Shape(), zs) {
 			return nil, op.Errorf("GatherBlockQuantized: zero_points of shape %v, want %v", zp.Shape(), zs)
 		}
 	}
@@ -182,18 +183,6 @@ func (at gbqAttrs) run(ctx *op.Context, ins []*tensor.Tensor) ([]*tensor.Tensor,
 		}
 	}
 	return ctx.One(y), nil
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func prodInts(s []int) int {

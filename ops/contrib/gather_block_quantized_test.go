@@ -3,6 +3,7 @@ package contrib_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gort-dev/gort/ops/contrib"
@@ -249,7 +250,7 @@ func TestGatherBlockQuantized(t *testing.T) {
 			Attrs: optest.A{"gather_axis": c.ga, "quantize_axis": c.qa, "block_size": c.bs, "bits": c.bits},
 			In:    []*tensor.Tensor{data, idx, scales, zp}})
 		y := out[0]
-		if !sameShape(y.Shape(), ys) {
+		if !slices.Equal(y.Shape(), ys) {
 			t.Fatalf("case %d: shape %v, want %v", ci, y.Shape(), ys)
 		}
 		for i, v := range y.F32() {
@@ -267,16 +268,4 @@ func TestGatherBlockQuantized(t *testing.T) {
 			t.Fatalf("out-of-range index: %v, want zeros", out[0].F32())
 		}
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
+	"slices"
 )
 
 // GroupQueryAttention (com.microsoft): causal attention of N query heads
@@ -115,7 +116,7 @@ func runGQA(ctx *op.Context, p *gqaAttrs, ins []*tensor.Tensor) ([]*tensor.Tenso
 		}
 		h = qs[2] / N
 		want := []int{batch, s, Nkv * h}
-		if !sameShape(k.Shape(), want) || !sameShape(v.Shape(), want) {
+		if !slices.Equal(k.Shape(), want) || !slices.Equal(v.Shape(), want) {
 			return nil, op.Errorf("%s: key %v and value %v must be %v", name, k.Shape(), v.Shape(), want)
 		}
 		qv, kv, vv = bsnh(s, N, h), bsnh(s, Nkv, h), bsnh(s, Nkv, h)
@@ -124,7 +125,7 @@ func runGQA(ctx *op.Context, p *gqaAttrs, ins []*tensor.Tensor) ([]*tensor.Tenso
 	pbuf := 0
 	if pastK != nil {
 		want := []int{batch, Nkv, pastK.Shape()[min(2, pastK.Rank()-1)], h}
-		if !sameShape(pastK.Shape(), want) || !sameShape(pastV.Shape(), want) {
+		if !slices.Equal(pastK.Shape(), want) || !slices.Equal(pastV.Shape(), want) {
 			return nil, op.Errorf("%s: past_key %v and past_value %v must be (%d, %d, P, %d)", name, pastK.Shape(), pastV.Shape(), batch, Nkv, h)
 		}
 		pbuf = want[2]
@@ -164,7 +165,7 @@ func runGQA(ctx *op.Context, p *gqaAttrs, ins []*tensor.Tensor) ([]*tensor.Tenso
 			return nil, op.Errorf("%s: do_rotary needs cos_cache and sin_cache", name)
 		}
 		cs := cos.Shape()
-		if len(cs) != 2 || !sameShape(sin.Shape(), cs) || 2*cs[1] > h || cs[1] == 0 {
+		if len(cs) != 2 || !slices.Equal(sin.Shape(), cs) || 2*cs[1] > h || cs[1] == 0 {
 			return nil, op.Errorf("%s: cos_cache %v and sin_cache %v must be (max_position, rotary_dim/2) with rotary_dim ≤ %d", name, cs, sin.Shape(), h)
 		}
 		pos := func(b, i int) int { return pastOf[b] + i }
@@ -231,18 +232,6 @@ func fillCache(dst, past, cur []float32, pastOf []int, heads, pbuf, s, tp, h int
 			copy(d[pb*h:], cur[bn*s*h:][:s*h])
 		}
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // inferGQA: output (B, S, N·H); the presents' length depends on

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
-	"github.com/gort-dev/gort/runtime/tensor"
 )
 
 // LayerNormalization in com.microsoft: onnxruntime registers its
@@ -33,19 +32,7 @@ func buildMSLayerNorm(n *op.Node) (any, error) {
 // inferMSLayerNorm: Y of X's shape and type; Mean and InvStdDev of X's
 // shape with the normalised dims 1, float32 (float64 for float64 X).
 func inferMSLayerNorm(c *shapes.Ctx) {
-	x := c.Shape(0)
-	elem := tensor.DType(0)
-	if in := c.Input(0); in != nil {
-		elem = in.Type.Elem
-	}
-	if elem != 0 {
-		c.SetElem(0, elem)
-	}
-	c.Set(0, x, "")
-	statElem := tensor.Float
-	if elem == tensor.Double {
-		statElem = tensor.Double
-	}
+	x, statElem := normOutput(c)
 	for i := 1; i <= 2; i++ {
 		c.SetElem(i, statElem)
 		if x == nil {

@@ -19,9 +19,9 @@ import (
 //   - bias (D + D + Dv) is added to q, k and v; past_key/past_value (B, N,
 //     P, H) come before the new keys (T = P + L); key_padding_mask (int32)
 //     is (B) key lengths, (2B) ends and starts, (B, T) or (B, S, T) 0/1;
-//     attention_bias is (B or 1, N or 1, S, T); unidirectional masks key j
-//     > P + i. Masked keys get mask_filter_value (−10000) added (see
-//     ortMask).
+//     attention_bias is (B or 1, N or 1, S, T); unidirectional leaves out
+//     key j > P + i. Keys a mask excludes get mask_filter_value (−10000)
+//     added (see ortMask).
 //   - outputs: (B, S, Dv), present_key (B, N, T, H), present_value (B, N,
 //     T, Hv). The qk output, past_sequence_length and cache_indirection
 //     (DecoderMaskedMultiHeadAttention's buffers) are declined.

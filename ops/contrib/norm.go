@@ -4,6 +4,7 @@ import (
 	"github.com/gort-dev/gort/ops/kernels"
 	"github.com/gort-dev/gort/ops/nn"
 	"github.com/gort-dev/gort/ops/opsutil"
+	"github.com/gort-dev/gort/runtime/graph"
 	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/shapes"
 	"github.com/gort-dev/gort/runtime/tensor"
@@ -246,8 +247,11 @@ func inferSkipNorm(c *shapes.Ctx) {
 	}
 }
 
-func inferSimplifiedNorm(c *shapes.Ctx) {
-	x := c.Shape(0)
+// normOutput gives output 0 of a layer norm X's type and shape and returns
+// X's shape and the type of the statistics outputs (float32; float64 for a
+// float64 X).
+func normOutput(c *shapes.Ctx) (x []graph.Dim, statElem tensor.DType) {
+	x = c.Shape(0)
 	elem := tensor.DType(0)
 	if in := c.Input(0); in != nil {
 		elem = in.Type.Elem
@@ -256,10 +260,14 @@ func inferSimplifiedNorm(c *shapes.Ctx) {
 		c.SetElem(0, elem)
 	}
 	c.Set(0, x, "")
-	statElem := tensor.Float
 	if elem == tensor.Double {
-		statElem = tensor.Double
+		return x, tensor.Double
 	}
+	return x, tensor.Float
+}
+
+func inferSimplifiedNorm(c *shapes.Ctx) {
+	x, statElem := normOutput(c)
 	c.SetElem(1, statElem)
 	if x == nil {
 		c.Set(1, nil, "")
