@@ -222,4 +222,3 @@ func Activate64(x []float64, act Act, alpha, beta float32) {
 		x[i] = f(v, al, be)
 	}
 }
-
