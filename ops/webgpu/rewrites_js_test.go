@@ -133,6 +133,50 @@ var rewriteCases = []rewriteCase{
 				node("Conv", []string{"x", "w"}, []string{"c"}).node("Identity", []string{"c"}, []string{"i"}).
 				node("Dropout", []string{"i"}, []string{"d"}).node("Softmax", []string{"d"}, []string{"y"}, aInt("axis", 1)).output("y")
 		}},
+	{name: "x·Clip(x+3, 0, 6)/6 as HardSwish, fused into a Conv", report: "as HardSwish", gpu: []string{"Conv"},
+		model: func(r *rng) *graphModel {
+			return newModel(17).feed("x", r.tensor(2, 3, 5, 6)).init("w", r.tensor(4, 3, 3, 3)).
+				init("three", tensor.Scalar(float32(3))).init("zero", tensor.Scalar(float32(0))).init("six", tensor.Scalar(float32(6))).
+				node("Conv", []string{"x", "w"}, []string{"c"}, aInts("pads", 1, 1, 1, 1)).
+				node("Add", []string{"c", "three"}, []string{"a"}).node("Clip", []string{"a", "zero", "six"}, []string{"k"}).
+				node("Mul", []string{"c", "k"}, []string{"p"}).node("Div", []string{"p", "six"}, []string{"y"}).output("y")
+		}},
+	{name: "a QDQ Conv as QLinearConv (declined: no integer kernels on the device)", report: "as QLinearConv",
+		cpu: []string{"QLinearConv"}, declined: "no WebGPU kernel",
+		model: func(r *rng) *graphModel {
+			w := make([]int8, 4*3*3*3)
+			for i := range w {
+				w[i] = int8(i*37%255 - 127)
+			}
+			return newModel(17).feed("x", r.tensor(1, 3, 6, 5)).init("w", tensor.Of([]int{4, 3, 3, 3}, w)).
+				init("sx", tensor.Scalar(float32(0.01))).init("zx", tensor.Scalar(uint8(128))).
+				init("sw", tensor.Scalar(float32(0.002))).init("zw", tensor.Scalar(int8(0))).
+				init("sy", tensor.Scalar(float32(0.05))).init("zy", tensor.Scalar(uint8(120))).
+				node("QuantizeLinear", []string{"x", "sx", "zx"}, []string{"xq"}).
+				node("DequantizeLinear", []string{"xq", "sx", "zx"}, []string{"xd"}).
+				node("DequantizeLinear", []string{"w", "sw", "zw"}, []string{"wd"}).
+				node("Conv", []string{"xd", "wd"}, []string{"c"}, aInts("pads", 1, 1, 1, 1)).
+				node("QuantizeLinear", []string{"c", "sy", "zy"}, []string{"yq"}).
+				node("DequantizeLinear", []string{"yq", "sy", "zy"}, []string{"y"}).output("y")
+		}},
+	{name: "a QDQ MatMul as QLinearMatMul (declined: no integer kernels on the device)", report: "as QLinearMatMul",
+		cpu: []string{"QLinearMatMul"}, declined: "no WebGPU kernel",
+		model: func(r *rng) *graphModel {
+			w := make([]int8, 8*5)
+			for i := range w {
+				w[i] = int8(i*53%255 - 127)
+			}
+			return newModel(17).feed("x", r.tensor(2, 3, 8)).init("w", tensor.Of([]int{8, 5}, w)).
+				init("sx", tensor.Scalar(float32(0.01))).init("zx", tensor.Scalar(uint8(128))).
+				init("sw", tensor.Scalar(float32(0.003))).init("zw", tensor.Scalar(int8(0))).
+				init("sy", tensor.Scalar(float32(0.02))).init("zy", tensor.Scalar(uint8(128))).
+				node("QuantizeLinear", []string{"x", "sx", "zx"}, []string{"xq"}).
+				node("DequantizeLinear", []string{"xq", "sx", "zx"}, []string{"xd"}).
+				node("DequantizeLinear", []string{"w", "sw", "zw"}, []string{"wd"}).
+				node("MatMul", []string{"xd", "wd"}, []string{"m"}).
+				node("QuantizeLinear", []string{"m", "sy", "zy"}, []string{"yq"}).
+				node("DequantizeLinear", []string{"yq", "sy", "zy"}, []string{"y"}).output("y")
+		}},
 	{name: "a Cast pair removed around Relu (declined: the chain runs on float16)", report: "",
 		cpu: []string{"Relu"}, declined: "float16",
 		model: func(r *rng) *graphModel {
@@ -191,7 +235,7 @@ func TestRewritesOnGPU(t *testing.T) {
 func TestRewriteCasesCoverEveryRewrite(t *testing.T) {
 	for _, line := range []string{"bias Add fused into MatMul", "MatMul and Add as Gemm", "folded into the weights",
 		"folded into the BatchNormalization", "fused into Conv", "fused into ConvTranspose", "fused into Gemm",
-		"fused into MatMul", "fused into BatchNormalization"} {
+		"fused into MatMul", "fused into BatchNormalization", "as HardSwish", "as QLinearConv", "as QLinearMatMul"} {
 		if !slices.ContainsFunc(rewriteCases, func(c rewriteCase) bool { return strings.Contains(c.report, line) }) {
 			t.Errorf("no rewrite case for %q", line)
 		}
