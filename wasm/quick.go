@@ -66,7 +66,10 @@ func runQuick(args []js.Value) (any, error) {
 	host := feedBuffersOf(sid).forRun()
 	defer host.done()
 	nFeeds := hdr.int()
-	feeds := make(map[string]tensor.Value, max(nFeeds, 0))
+	if nFeeds < 0 || 3+nFeeds > len(args) {
+		return nil, argErr("runQuick: %d feeds in the header, %d byte arrays given", nFeeds, len(args)-3)
+	}
+	feeds := make(map[string]tensor.Value, nFeeds)
 	inputs, over := s.Inputs(), s.OverridableInitializers()
 	for i := 0; i < nFeeds; i++ {
 		idx, dt, rank := hdr.int(), tensor.DType(hdr.int()), hdr.int()
