@@ -109,18 +109,19 @@ func runQuick(args []js.Value) (any, error) {
 		feeds[name] = t
 	}
 	var fetches []string
+	var fetchIdx []int // the output index of each fetch
 	outputs := s.Outputs()
 	if nf := hdr.int(); nf >= 0 {
 		for range nf {
 			idx := hdr.int()
-			if idx < 0 || idx >= len(outputs) {
+			if hdr.bad || idx < 0 || idx >= len(outputs) {
 				return nil, argErr("runQuick: output index %d out of range", idx)
 			}
-			fetches = append(fetches, outputs[idx].Name)
+			fetches, fetchIdx = append(fetches, outputs[idx].Name), append(fetchIdx, idx)
 		}
 	} else {
-		for _, o := range outputs {
-			fetches = append(fetches, o.Name)
+		for i, o := range outputs {
+			fetches, fetchIdx = append(fetches, o.Name), append(fetchIdx, i)
 		}
 	}
 	if hdr.bad {
@@ -135,14 +136,8 @@ func runQuick(args []js.Value) (any, error) {
 	res.put(float64(len(fetches)))
 	var held []any
 	extra := args[2]
-	for _, name := range fetches {
-		idx := 0
-		for i, o := range outputs {
-			if o.Name == name {
-				idx = i
-			}
-		}
-		res.put(float64(idx))
+	for j, name := range fetches {
+		res.put(float64(fetchIdx[j]))
 		v := out[name]
 		t, ok := v.(*tensor.Tensor)
 		var b []byte

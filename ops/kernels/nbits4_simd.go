@@ -33,7 +33,6 @@ func nbits4ColsN(xp []float32, w []uint8, colBytes int, sc []float32, cpb int, o
 	_, _, _ = xp[kb*cpb*32-1], w[(2-1)*colBytes+kb*cpb*16-1], sc[2*kb-1]
 	px, pw, ps := unsafe.Pointer(unsafe.SliceData(xp)), unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(unsafe.SliceData(sc))
 	cb, sb := uintptr(colBytes), uintptr(kb)*4
-	_, _ = cb, sb
 	var t0, t1 f32x4
 	var xo, wo uintptr
 	for b := uintptr(0); b < uintptr(kb); b++ {

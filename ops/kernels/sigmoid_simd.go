@@ -2,10 +2,7 @@
 
 package kernels
 
-import (
-	"simd/archsimd"
-	"unsafe"
-)
+import "simd/archsimd"
 
 // sigmoidSlice applies Sigmoid32 in place, four lanes at a time with the
 // same float32 operations in the same order (sigmoid.go), so that each
@@ -18,8 +15,7 @@ func sigmoidSlice(x []float32) {
 	ln2hi, ln2lo := archsimd.BroadcastFloat32x4(expLn2Hi), archsimd.BroadcastFloat32x4(expLn2Lo)
 	c2, c3, c4 := archsimd.BroadcastFloat32x4(expC2), archsimd.BroadcastFloat32x4(expC3), archsimd.BroadcastFloat32x4(expC4)
 	c5, c6, c7 := archsimd.BroadcastFloat32x4(expC5), archsimd.BroadcastFloat32x4(expC6), archsimd.BroadcastFloat32x4(expC7)
-	bias := archsimd.BroadcastInt32x4(expBiasBits)
-	var bits [4]int32
+	bias := archsimd.BroadcastFloat32x4(expBiasBits)
 	for i := 0; i < n; i += 4 {
 		v := archsimd.LoadFloat32x4(x[i:])
 		a := v.Abs().Neg()
@@ -36,10 +32,9 @@ func sigmoidSlice(x []float32) {
 		p = p.Mul(r).Add(c2)
 		p = p.Mul(r).Add(one)
 		p = p.Mul(r).Add(one)
-		// 2^k from the exponent bits; wasm's v128 has no float view of
-		// integer lanes in archsimd, so the bits go through memory.
-		k.ConvertToInt32().Add(bias).ShiftAllLeft(23).StoreArray(&bits)
-		s := archsimd.LoadFloat32x4Array((*[4]float32)(unsafe.Pointer(&bits)))
+		// 2^k from the exponent bits: k + 127 is a whole number in
+		// [1, 127] (0 for a NaN lane, whose p is NaN anyway).
+		s := k.Add(bias).ConvertToUint32().ShiftAllLeft(23).BitsToFloat32()
 		e := zero.IfElse(under, p.Mul(s))
 		d := one.Add(e)
 		one.Div(d).IfElse(v.GreaterEqual(zero), e.Div(d)).Store(x[i:])

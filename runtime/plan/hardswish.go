@@ -1,11 +1,8 @@
 package plan
 
 import (
-	"slices"
-
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
-	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -22,20 +19,12 @@ import (
 // the constants must be float32 scalars 3 and 6, and Clip's bounds 0 and 6
 // (as its kernel declares them: activation).
 func (c *compiler) hardSwish(w *workGraph, rep *Report) {
-	reg := c.opts.Registry
-	if reg == nil {
-		reg = op.Default
-	}
+	reg := c.registry()
 	res := reg.Resolve("", "HardSwish", 22)
 	if res.Builder == nil {
 		return
 	}
-	producer := map[string]*graph.Node{}
-	for _, n := range w.nodes {
-		for _, o := range n.Outputs {
-			producer[o] = n
-		}
-	}
+	producer := w.producers()
 	idx := w.index()
 	drop := map[*graph.Node]bool{}
 	plain := func(n *graph.Node, opType string) bool {
@@ -100,5 +89,5 @@ func (c *compiler) hardSwish(w *workGraph, rep *Report) {
 // to v.
 func (w *workGraph) isScalar(name string, v float32) bool {
 	t := w.constTensor(name)
-	return t != nil && t.DType() == tensor.Float && t.Len() == 1 && slices.Equal(t.F32(), []float32{v})
+	return t != nil && t.DType() == tensor.Float && t.Len() == 1 && t.F32()[0] == v
 }

@@ -460,6 +460,15 @@ func (c *compiler) buildStep(st *Step, w *workGraph) error {
 	return nil
 }
 
+// registry is the operator registry the rewrites resolve replacement ops
+// in: Options.Registry, else the default one.
+func (c *compiler) registry() *op.Registry {
+	if c.opts.Registry != nil {
+		return c.opts.Registry
+	}
+	return op.Default
+}
+
 // scopeConsts is what n's subgraphs see as constants of their enclosing
 // scopes: this scope's constants and those it sees itself, limited to the
 // names n's subgraphs read (n.Reads beyond its inputs hold them, nested

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gort-dev/gort/runtime/graph"
 	pb "github.com/gort-dev/gort/runtime/onnxpb"
-	"github.com/gort-dev/gort/runtime/op"
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
@@ -51,18 +50,8 @@ import (
 // (fold skips DequantizeLinear at the Extended level until this pass has
 // run; see compile).
 func (c *compiler) qdq(w *workGraph, rep *Report) {
-	reg := c.opts.Registry
-	if reg == nil {
-		reg = op.Default
-	}
-	producer := map[string]*graph.Node{}
-	for _, n := range w.nodes {
-		for _, o := range n.Outputs {
-			if o != "" {
-				producer[o] = n
-			}
-		}
-	}
+	reg := c.registry()
+	producer := w.producers()
 	idx := w.index()
 	drop := map[*graph.Node]bool{}
 	plain := func(n *graph.Node, opType string) bool {

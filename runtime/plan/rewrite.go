@@ -711,10 +711,7 @@ func isCast(n *graph.Node, to tensor.DType) bool {
 // Gemm's builder) and C a constant that Gemm broadcasts to the output
 // ([N], [1, N], [M, N] or a scalar). Gemm then adds C in its output loop.
 func (c *compiler) matMulAddToGemm(w *workGraph, rep *Report) {
-	reg := c.opts.Registry
-	if reg == nil {
-		reg = op.Default
-	}
+	reg := c.registry()
 	idx := w.index()
 	drop := map[*graph.Node]bool{}
 	for _, mm := range w.nodes {

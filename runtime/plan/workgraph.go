@@ -186,6 +186,19 @@ func (w *workGraph) index() *readIndex {
 	return x
 }
 
+// producers maps every value the nodes compute to its node.
+func (w *workGraph) producers() map[string]*graph.Node {
+	m := map[string]*graph.Node{}
+	for _, n := range w.nodes {
+		for _, o := range n.Outputs {
+			if o != "" {
+				m[o] = n
+			}
+		}
+	}
+	return m
+}
+
 // soleReader returns the one node reading name, once, as a plain input,
 // when nothing else (another node, a subgraph, the graph's outputs) reads it.
 func (w *workGraph) soleReader(x *readIndex, name string) *graph.Node {
