@@ -1,6 +1,9 @@
 package kernels
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // Float32 convolution on top of the packed GEMM. Per image and group the
 // output (M/group channels × output pixels) is W_g · col(X_g):
@@ -20,6 +23,12 @@ import "sync"
 //
 // Bias, residual and activation run in the GEMM's epilogue while the output
 // tile is still in cache.
+//
+// A run may compute a range of output channels only (ConvArgs.Lo, Hi), so
+// that several workers share one convolution: each takes the algorithm the
+// whole run would, with the same blocking, and restricts it to its
+// channels, so that every output is bit for bit the whole run's (see
+// ConvSplitAlign).
 
 // ConvWeights is a convolution's weight tensor (M × C/group × kernel) with,
 // when it is constant, its per-group GEMM packing done once.
@@ -46,12 +55,22 @@ func NewConvWeights(w []float32, m, group, kdim int, pack bool) *ConvWeights {
 	return cw
 }
 
-func (cw *ConvWeights) a(g int) aOperand {
+func (cw *ConvWeights) a(g int) aOperand { return cw.aRows(g, 0, cw.M/cw.Group, nil) }
+
+// aRows is group g's output channels [lo, hi) as the GEMM's left operand;
+// lo is a multiple of MR, and a packed group's rows are then its panels
+// from lo/MR on, described in sub.
+func (cw *ConvWeights) aRows(g, lo, hi int, sub *PackedA) aOperand {
 	if cw.packed != nil {
-		return aOperand{packed: cw.packed[g]}
+		p := cw.packed[g]
+		if lo == 0 && hi == p.M {
+			return aOperand{packed: p}
+		}
+		*sub = p.rows(lo, hi)
+		return aOperand{packed: sub}
 	}
-	mg := cw.M / cw.Group
-	return aOperand{a: cw.W[g*mg*cw.KDim : (g+1)*mg*cw.KDim], lda: cw.KDim, alpha: 1}
+	o := g * (cw.M / cw.Group)
+	return aOperand{a: cw.W[(o+lo)*cw.KDim : (o+hi)*cw.KDim], lda: cw.KDim, alpha: 1}
 }
 
 // ConvArgs describes one float32 convolution run.
@@ -65,6 +84,12 @@ type ConvArgs struct {
 	Alpha    float32
 	Beta     float32
 	Y        []float32 // N × M × Out
+	// Lo and Hi restrict the run to output channels [Lo, Hi) of every image
+	// (Hi == 0: up to M, so the zero values are the whole run). Only those
+	// channels of Y are written; Y and Residual keep their full N × M × Out
+	// layout. With Lo and Hi multiples of ConvSplitAlign (Hi may also be
+	// M), those channels are bit-identical to a whole run's.
+	Lo, Hi int
 	// Checkpoint, when set, is called between blocks of a few million
 	// multiply-adds; an error aborts the convolution.
 	Checkpoint func() error
@@ -87,7 +112,96 @@ func Pointwise(g *ConvGeom) bool {
 	return true
 }
 
-// Conv computes a float32 convolution with weights cw.
+// convPath is the algorithm Conv runs a convolution with.
+type convPath uint8
+
+const (
+	convGEMM      convPath = iota // the GEMM on the im2col matrix (or, pointwise, on the input)
+	convWinoPath                  // Winograd F(2,3) (winograd.go)
+	convDWPath                    // a direct convolution per output channel (depthwise.go)
+	convPixelPath                 // one dot product per output channel (convvec.go)
+)
+
+// choosePath picks the algorithm for a convolution of rank 2 or more (Conv
+// lifts 1-D ones), from the whole convolution: a channel range runs the
+// same algorithm as the whole run, so that its results are the same.
+func choosePath(cw *ConvWeights, a *ConvArgs) convPath {
+	g := a.Geom
+	cg, mg := a.C/cw.Group, cw.M/cw.Group
+	switch {
+	// Weights not packed at build are transformed on every run, which
+	// only pays off on larger images.
+	case WinogradFits(g, cw.Group, cg, mg) && (cw.wino != nil || g.OutSize() >= 256):
+		return convWinoPath
+	case cg == 1 && len(g.In) == 2 && (cw.Group > 1 || mg < MR):
+		return convDWPath
+	case Pointwise(g) && g.OutSize() == 1:
+		return convPixelPath
+	}
+	return convGEMM
+}
+
+// splitAlign is ConvSplitAlign for a convolution that runs path p.
+//
+//   - The GEMM and Winograd paths compute a channel range as the GEMM's
+//     rows [lo, hi). Each output sums its products in the same order
+//     whatever rows surround it: the depth blocks are the outer loop, so
+//     the row blocks (sgemmMC) may fall anywhere. But which micro-kernel
+//     computes a tile of MR rows depends on how many of them exist, so a
+//     range starts on a tile's first row, and a packed A is then a run of
+//     whole panels. With several groups a range may cross groups when each
+//     group is whole tiles; otherwise it takes whole groups.
+//   - The depthwise and single-pixel paths compute each output channel on
+//     its own.
+func splitAlign(p convPath, cw *ConvWeights) int {
+	switch mg := cw.M / cw.Group; {
+	case p == convDWPath || p == convPixelPath:
+		return 1
+	case cw.Group == 1 || mg%MR == 0:
+		return MR
+	default:
+		return mg
+	}
+}
+
+// ConvSplitAlign returns the multiple that a channel range of this
+// convolution must start and end on (its last range may end at M) for
+// Conv to compute it bit-identically to a whole run, or 0 when Conv cannot
+// run it in channel ranges.
+//
+// Only malformed shapes (groups that do not divide the channels) give 0:
+// every path runs ranges. Ranges may be computed concurrently, each with
+// its own ConvArgs; they write disjoint parts of Y.
+func ConvSplitAlign(cw *ConvWeights, a *ConvArgs) int {
+	if cw.Group <= 0 || cw.M%cw.Group != 0 || a.C%cw.Group != 0 {
+		return 0
+	}
+	b := *a
+	if len(a.Geom.In) == 1 {
+		b.Geom = a.Geom.lift2D()
+	}
+	return splitAlign(choosePath(cw, &b), cw)
+}
+
+// channels returns the output channels [lo, hi) that a asks for, checked
+// against the alignment of path p.
+func (a *ConvArgs) channels(cw *ConvWeights, p convPath) (lo, hi int, err error) {
+	lo, hi = a.Lo, a.Hi
+	if hi == 0 {
+		hi = cw.M
+	}
+	if lo == 0 && hi == cw.M {
+		return lo, hi, nil
+	}
+	al := splitAlign(p, cw)
+	if lo < 0 || lo > hi || hi > cw.M || lo%al != 0 || (hi%al != 0 && hi != cw.M) {
+		return 0, 0, fmt.Errorf("kernels: Conv output channels [%d, %d) of %d: not a range on multiples of %d", a.Lo, a.Hi, cw.M, al)
+	}
+	return lo, hi, nil
+}
+
+// Conv computes a float32 convolution with weights cw: all output channels,
+// or those of [a.Lo, a.Hi).
 func Conv(cw *ConvWeights, a *ConvArgs) error {
 	if len(a.Geom.In) == 1 {
 		// A 1-D convolution is a 2-D one of height 1; the 2-D paths (row
@@ -96,45 +210,34 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 		lifted.Geom = a.Geom.lift2D()
 		return Conv(cw, &lifted)
 	}
+	if a.Geom.OutSize() == 0 || a.N == 0 {
+		return nil // no output (the padded layouts assume at least one pixel)
+	}
+	p := choosePath(cw, a)
+	lo, hi, err := a.channels(cw, p)
+	if err != nil || lo == hi {
+		return err
+	}
+	switch p {
+	case convWinoPath:
+		return convWinogradImages(cw, a, lo, hi)
+	case convDWPath:
+		return convDepthwise(cw, a, lo, hi)
+	case convPixelPath:
+		return convVec(cw, a, lo, hi)
+	}
+	return convIm2col(cw, a, lo, hi)
+}
+
+// convIm2col is Conv on the GEMM, for output channels [lo, hi): per image
+// and group the GEMM's rows in that range.
+func convIm2col(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 	g := a.Geom
 	group := cw.Group
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
-	if os == 0 || a.N == 0 {
-		return nil // no output (the padded layouts assume at least one pixel)
-	}
-	// Weights not packed at build are transformed on every run, which only
-	// pays off on larger images.
-	if WinogradFits(g, group, cg, mg) && (cw.wino != nil || os >= 256) {
-		ws := winoPool.Get().(*winoScratch)
-		defer winoPool.Put(ws)
-		ww := cw.wino
-		if ww == nil {
-			ww = newWinoWeights(cw.W, mg, cg, &ws.packs)
-		}
-		ep := Epilogue{RowBias: a.Bias, Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
-		for n := 0; n < a.N; n++ {
-			if a.Residual != nil {
-				ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
-			}
-			var epp *Epilogue
-			if ep.active() {
-				epp = &ep
-			}
-			if err := convWinograd(ww, cg, mg, g, a.X[n*a.C*is:(n+1)*a.C*is], a.Y[n*cw.M*os:(n+1)*cw.M*os], epp, ws, a.Checkpoint); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if cg == 1 && len(g.In) == 2 && (group > 1 || mg < MR) {
-		return convDepthwise(cw, a)
-	}
 	pw := Pointwise(g)
-	if pw && os == 1 {
-		return convVec(cw, a)
-	}
 	// About 4 M multiply-adds per GEMM call (a few ms even in slow
 	// WebAssembly) with a checkpoint before each, and never fewer than 256
 	// pixels so the GEMM keeps its efficiency.
@@ -168,20 +271,23 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 			im.rows = sc.rows
 		}
 	}
+	var sub PackedA // a packed group's rows in the range
 	for n := 0; n < a.N; n++ {
-		for gi := 0; gi < group; gi++ {
+		for gi := lo / mg; gi*mg < hi; gi++ {
+			// The group's rows [r0, r1) are in the range.
+			r0, r1 := max(lo-gi*mg, 0), min(hi-gi*mg, mg)
 			xg := a.X[(n*a.C+gi*cg)*is : (n*a.C+(gi+1)*cg)*is]
-			yo := (n*cw.M + gi*mg) * os
-			yg := a.Y[yo : yo+mg*os]
+			yo := (n*cw.M + gi*mg + r0) * os
+			yg := a.Y[yo : yo+(r1-r0)*os]
 			ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
 			if a.Bias != nil {
-				ep.RowBias = a.Bias[gi*mg : (gi+1)*mg]
+				ep.RowBias = a.Bias[gi*mg+r0 : gi*mg+r1]
 			}
 			var rg []float32
 			if a.Residual != nil {
-				rg = a.Residual[yo : yo+mg*os]
+				rg = a.Residual[yo : yo+(r1-r0)*os]
 			}
-			A := cw.a(gi)
+			A := cw.aRows(gi, r0, r1, &sub)
 			im.x = xg
 			if im.pad != nil && !im.banded {
 				im.padPlanes()
@@ -204,7 +310,7 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 				if rg != nil {
 					ep.Residual = rg[j:]
 				}
-				sgemm(mg, nb, kdim, &A, &B, 0, yg[j:], os, &ep)
+				sgemm(r1-r0, nb, kdim, &A, &B, 0, yg[j:], os, &ep)
 			}
 		}
 	}

@@ -180,10 +180,12 @@ func dwRowsRef(y, buf []float32, OH, OW, rowStep int, offs []int, wt []float32, 
 	}
 }
 
-// convDepthwise is Conv for 2-D groups of one input channel: per plane the
-// padded copy and the row kernel (which adds the bias), then the residual
-// and activation over each image's whole output in one pass.
-func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
+// convDepthwise is Conv for 2-D groups of one input channel, for output
+// channels [lo, hi): per plane the padded copy and the row kernel (which
+// adds the bias), then the residual and activation over each image's
+// channels in one pass. Channels are independent, so a range computes
+// exactly the whole run's planes.
+func convDepthwise(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 	g := a.Geom
 	mg := cw.M / cw.Group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
@@ -202,34 +204,35 @@ func convDepthwise(cw *ConvWeights, a *ConvArgs) error {
 	relu := a.Act == ActRelu && a.Residual == nil
 	for n := 0; n < a.N; n++ {
 		applied := relu
-		for gi := 0; gi < cw.Group; gi++ {
-			if a.Checkpoint != nil && gi%every == 0 {
+		for oc := lo; oc < hi; oc++ {
+			gi, m := oc/mg, oc%mg
+			// The group's input is padded at its first channel in the range.
+			first := m == 0 || oc == lo
+			if a.Checkpoint != nil && first && (gi-lo/mg)%every == 0 {
 				if err := a.Checkpoint(); err != nil {
 					return err
 				}
 			}
 			x := a.X[(n*a.C+gi)*is : (n*a.C+gi+1)*is]
-			for m := 0; m < mg; m++ {
-				oc := gi*mg + m
-				var bias float32
-				if a.Bias != nil {
-					bias = a.Bias[oc]
-				}
-				y := a.Y[(n*cw.M+oc)*os : (n*cw.M+oc+1)*os]
-				if !l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, m == 0, bias, relu) {
-					applied = false
-				}
+			var bias float32
+			if a.Bias != nil {
+				bias = a.Bias[oc]
+			}
+			y := a.Y[(n*cw.M+oc)*os : (n*cw.M+oc+1)*os]
+			if !l.conv(x, cw.W[oc*ks:(oc+1)*ks], y, buf, first, bias, relu) {
+				applied = false
 			}
 		}
+		y0, y1 := (n*cw.M+lo)*os, (n*cw.M+hi)*os
 		if a.Residual != nil {
-			ep.Residual = a.Residual[n*cw.M*os : (n+1)*cw.M*os]
+			ep.Residual = a.Residual[y0:y1]
 		}
 		e := ep
 		if applied {
 			e.Act = ActNone
 		}
 		if e.active() {
-			e.apply(a.Y[n*cw.M*os:(n+1)*cw.M*os], cw.M*os, 0, 1, 0, cw.M*os)
+			e.apply(a.Y[y0:y1], y1-y0, 0, 1, 0, y1-y0)
 		}
 	}
 	return nil

@@ -37,6 +37,12 @@ type PackedA struct {
 	data []float32
 }
 
+// rows returns rows [lo, hi) of p, lo a multiple of MR: its panels from
+// lo/MR on, sharing p's data.
+func (p *PackedA) rows(lo, hi int) PackedA {
+	return PackedA{M: hi - lo, K: p.K, data: p.data[lo*p.K : roundUp(hi, MR)*p.K]}
+}
+
 // PackedB is a k×n matrix op(B) packed for Sgemm: panels of NR columns over
 // the full depth (data[q·NR·k + p·NR + c]); columns past N are zero.
 type PackedB struct {

@@ -129,9 +129,56 @@ var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
 // winoScratch is the pooled scratch of the Winograd path.
 type winoScratch struct {
 	packs [16]PackedA
-	v     []float32 // 16 packed C × tb blocks
-	mo    []float32 // 16 M × tb GEMM outputs
-	t     []float32 // 4 transformed input rows
+	sub   winoWeights // a channel range of packed weights
+	subs  [16]PackedA // sub's matrices
+	v     []float32   // 16 packed C × tb blocks
+	mo    []float32   // 16 M × tb GEMM outputs
+	t     []float32   // 4 transformed input rows
+}
+
+// rows returns U restricted to output channels [lo, hi) (lo a multiple of
+// MR), in s's storage.
+func (ww *winoWeights) rows(lo, hi int, s *winoScratch) *winoWeights {
+	for x, u := range ww.u {
+		s.subs[x] = u.rows(lo, hi)
+		s.sub.u[x] = &s.subs[x]
+	}
+	return &s.sub
+}
+
+// convWinogradImages is Conv on the Winograd path for output channels
+// [lo, hi) of every image: each range transforms the whole input, then
+// runs the GEMMs and the output transform for its channels only.
+func convWinogradImages(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
+	g := a.Geom
+	is, os, m := g.InSize(), g.OutSize(), hi-lo
+	ws := winoPool.Get().(*winoScratch)
+	defer winoPool.Put(ws)
+	ww := cw.wino
+	if ww == nil {
+		// Each output channel's weights transform on their own.
+		ww = newWinoWeights(cw.W[lo*a.C*9:hi*a.C*9], m, a.C, &ws.packs)
+	} else if m != cw.M {
+		ww = ww.rows(lo, hi, ws)
+	}
+	ep := Epilogue{Act: a.Act, Alpha: a.Alpha, Beta: a.Beta, LdR: os}
+	if a.Bias != nil {
+		ep.RowBias = a.Bias[lo:hi]
+	}
+	for n := 0; n < a.N; n++ {
+		yo := (n*cw.M + lo) * os
+		if a.Residual != nil {
+			ep.Residual = a.Residual[yo : yo+m*os]
+		}
+		var epp *Epilogue
+		if ep.active() {
+			epp = &ep
+		}
+		if err := convWinograd(ww, a.C, m, g, a.X[n*a.C*is:(n+1)*a.C*is], a.Y[yo:yo+m*os], epp, ws, a.Checkpoint); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // convWinograd runs one image of a group-1 3×3 unit-stride convolution.
