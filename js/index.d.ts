@@ -100,7 +100,7 @@ export interface ValueMetadata {
 export type ErrorCodeValue =
   | 'GORT_BAD_MODEL' | 'GORT_UNSUPPORTED_OP' | 'GORT_INVALID_FEED' | 'GORT_INVALID_ARGUMENT'
   | 'GORT_TOO_LARGE' | 'GORT_EXTERNAL_DATA' | 'GORT_RUNTIME' | 'GORT_ABORTED' | 'GORT_INTERNAL'
-  | 'GORT_DEVICE_LOST' | 'GORT_WASM_FETCH';
+  | 'GORT_DEVICE_LOST' | 'GORT_WORKER_LOST' | 'GORT_WASM_FETCH';
 
 export declare const ErrorCode: {
   readonly BAD_MODEL: 'GORT_BAD_MODEL';
@@ -114,6 +114,8 @@ export declare const ErrorCode: {
   readonly INTERNAL: 'GORT_INTERNAL';
   /** The WebGPU device was lost where no CPU fallback exists (otherwise the run starts over on the CPU). */
   readonly DEVICE_LOST: 'GORT_DEVICE_LOST';
+  /** A worker thread failed while computing part of a step; the run computed that part itself (seen in logs). */
+  readonly WORKER_LOST: 'GORT_WORKER_LOST';
   /** gort.wasm could not be fetched or is not WebAssembly; the message names each URL tried. */
   readonly WASM_FETCH: 'GORT_WASM_FETCH';
 };
@@ -174,6 +176,11 @@ export declare namespace InferenceSession {
     preferredOutputLocation?: 'cpu' | 'gpu-buffer' | Readonly<Record<string, 'cpu' | 'gpu-buffer'>>;
     /** WebGPU's cost rule: nodes whose inputs all have fewer elements stay on the CPU (default 4096; 0 disables it). */
     webgpuMinElements?: number;
+    /**
+     * Threads for this session's runs, its own included (default env.wasm.numThreads). Beyond one, the model is also
+     * loaded in Workers, which compute parts of its convolutions; outputs are bit-identical to one thread's. 0 to 16.
+     */
+    intraOpNumThreads?: number;
     [key: string]: unknown;
   }
 
@@ -206,6 +213,8 @@ export declare class InferenceSession {
   readonly executionProviders: readonly string[];
   /** Where each node runs, with the reason for every node that stays on the CPU. */
   readonly placements: ReadonlyArray<{ readonly node: string; readonly op: string; readonly device: 'webgpu' | 'wasm'; readonly reason: string }>;
+  /** The threads its runs use now, its own included (fewer than asked for if a worker was lost or the model has nothing to split). */
+  readonly threads: number;
 }
 
 export interface Env {
@@ -217,6 +226,7 @@ export interface Env {
   wasm: {
     /** Run sessions in a module Worker located next to the script (browsers; ignored in Node). */
     proxy: boolean;
+    /** Threads per session (0, the default: min(4, ceil(cores / 2)), as onnxruntime-web); see intraOpNumThreads. */
     numThreads: number;
     simd: boolean;
     wasmPaths?: string | URL | { wasm?: string };

@@ -64,6 +64,11 @@ type Session struct {
 	// (preferredOutputLocation: a location, or {output: location}).
 	OutputLocation  string
 	OutputLocations map[string]string
+	// Threads is how many threads the session's runs use, its own
+	// included (intraOpNumThreads, onnxruntime's name; 0, the default,
+	// takes env.wasm.numThreads). The JS package's worker pool acts on it
+	// (js/src/threads.js).
+	Threads int
 }
 
 // option is one key Parse reads; read sees only values that are given
@@ -113,7 +118,19 @@ var table = []option{
 		return nil
 	}},
 	{"preferredOutputLocation", readOutputLocation},
+	{"intraOpNumThreads", func(s *Session, v any) error {
+		n, ok := integer(v)
+		if !ok || n < 0 || n > MaxThreads {
+			return bad("intraOpNumThreads must be an integer from 0 (env.wasm.numThreads) to %d, got %s", MaxThreads, describe(v))
+		}
+		s.Threads = int(n)
+		return nil
+	}},
 }
+
+// MaxThreads bounds intraOpNumThreads: each thread is a Worker holding its
+// own copy of the model.
+const MaxThreads = 16
 
 func defaults() *Session {
 	return &Session{

@@ -61,6 +61,7 @@ func TestOptions(t *testing.T) {
 		{"maxTensorBytes", obj{"maxTensorBytes": 1024.0}, func(s *Session) bool { return s.Load.MaxTensorBytes == 1024 }},
 		{"logSeverityLevel", obj{"logSeverityLevel": 0.0}, func(s *Session) bool { return s.LogSeverityLevel == 0 }},
 		{"logSeverityLevel fatal", obj{"logSeverityLevel": 4.0}, func(s *Session) bool { return s.LogSeverityLevel == 4 }},
+		{"intraOpNumThreads", obj{"intraOpNumThreads": 3.0}, func(s *Session) bool { return s.Threads == 3 }},
 		{"output location", obj{"preferredOutputLocation": "gpu-buffer"}, func(s *Session) bool { return s.OutputLocation == GPUBuffer }},
 		{"output locations", obj{"preferredOutputLocation": obj{"y": "gpu-buffer", "z": "cpu"}}, func(s *Session) bool {
 			return s.OutputLocation == CPU && reflect.DeepEqual(s.OutputLocations, map[string]string{"y": GPUBuffer, "z": CPU})
@@ -114,6 +115,8 @@ func TestErrors(t *testing.T) {
 		{obj{"externalData": []any{obj{"path": "w.bin", "data": Opaque("a Float32Array")}}}, "got a Float32Array"},
 		{obj{"maxTensorBytes": 0.0}, "maxTensorBytes must be a positive integer, got 0"},
 		{obj{"logSeverityLevel": 7.0}, "logSeverityLevel must be an integer from 0 (verbose) to 4 (fatal), got 7"},
+		{obj{"intraOpNumThreads": 1.5}, "intraOpNumThreads must be an integer from 0 (env.wasm.numThreads) to 16, got 1.5"},
+		{obj{"intraOpNumThreads": 17.0}, "intraOpNumThreads must be an integer from 0 (env.wasm.numThreads) to 16, got 17"},
 		{obj{"logSeverityLevel": "warning"}, `logSeverityLevel must be an integer from 0 (verbose) to 4 (fatal), got "warning"`},
 		{obj{"preferredOutputLocation": "texture"}, `preferredOutputLocation must be 'cpu', 'gpu-buffer' or {outputName: location} of those, got "texture"`},
 		{obj{"preferredOutputLocation": obj{"y": true}}, "preferredOutputLocation must be 'cpu', 'gpu-buffer' or {outputName: location} of those, got true"},

@@ -243,6 +243,11 @@ type RunOptions struct {
 	// KeepOnDevice names outputs left on the accelerator when a device
 	// step produced them (see exec.Options.KeepOnDevice).
 	KeepOnDevice map[string]bool
+	// Threads takes parts of the heavy steps (see exec.Threads): workers
+	// that loaded the same model with the same options and report the
+	// same Plan().Fingerprint(). Runs that use another plan (an
+	// overridden initializer) run on this thread alone.
+	Threads exec.Threads
 }
 
 // Run executes the model. feeds maps input names to values; outputs selects
@@ -283,8 +288,12 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	if err := s.checkMemory(p, feeds); err != nil {
 		return nil, err
 	}
-	res, err = exec.Run(ctx, p, feeds, outputs, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Profile: ro.Profile, Pool: s.pool,
-		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost, KeepOnDevice: ro.KeepOnDevice})
+	eo := exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Profile: ro.Profile, Pool: s.pool,
+		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost, KeepOnDevice: ro.KeepOnDevice}
+	if p == s.plan {
+		eo.Threads = ro.Threads
+	}
+	res, err = exec.Run(ctx, p, feeds, outputs, eo)
 	if err != nil {
 		return nil, err
 	}
@@ -298,6 +307,16 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		}
 	}
 	return res, nil
+}
+
+// RunPart computes a worker's part of a split step of the session's plan
+// (see exec.RunPart and RunOptions.Threads).
+func (s *Session) RunPart(ctx context.Context, step int, ins []*tensor.Tensor, p op.Part) (out [][]float32, err error) {
+	defer recoverTo(&err)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return exec.RunPart(ctx, s.plan, step, ins, p, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes})
 }
 
 func (s *Session) outputNames() []string {

@@ -46,6 +46,15 @@ type sessionInfo struct {
 	// the outputs a run leaves in GPU buffers (preferredOutputLocation).
 	LogSeverityLevel int      `js:"logSeverityLevel"`
 	GPUOutputs       []string `js:"gpuOutputs"`
+	// Threads is the session's intraOpNumThreads (0: not given);
+	// SplitSteps counts the plan's steps a worker can take parts of (0
+	// when the session uses WebGPU), and Fingerprint identifies the plan:
+	// the thread pool loads the model in its workers only when there is
+	// something to split, and uses a worker whose plan has the same
+	// fingerprint (js/src/threads.js).
+	Threads     int    `js:"threads"`
+	SplitSteps  int    `js:"splitSteps"`
+	Fingerprint string `js:"fingerprint"`
 }
 
 // ioInfo is the metadata of one input or output. Shape entries are numbers

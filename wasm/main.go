@@ -75,6 +75,7 @@ func main() {
 	api.Set("load", asyncFunc(load))
 	api.Set("run", asyncFunc(run))
 	api.Set("runQuick", syncFunc(runQuick)) // quick.go
+	api.Set("runPart", syncFunc(runPart))   // threads.go
 	api.Set("decode", asyncFunc(decode))
 	api.Set("abort", syncFunc(abort))
 	api.Set("release", syncFunc(release))
@@ -256,6 +257,9 @@ func load(args []js.Value) (func() (any, error), error) {
 			Providers:        dev.info(s),
 			LogSeverityLevel: opts.LogSeverityLevel,
 			GPUOutputs:       gpuOutputs,
+			Threads:          opts.Threads,
+			SplitSteps:       splitSteps(s, opts),
+			Fingerprint:      s.Plan().Fingerprint(),
 		}, nil
 	}, nil
 }
@@ -378,7 +382,7 @@ func run(args []js.Value) (func() (any, error), error) {
 		if err := wrapFeeds(feeds); err != nil { // webgpu.go
 			return nil, err
 		}
-		opts := runtime.RunOptions{KeepOnDevice: keep}
+		opts := runtime.RunOptions{KeepOnDevice: keep, Threads: threadsOf(ro)}
 		if macrotask.Type() == js.TypeFunction && interval >= 0 {
 			y := newYielder(macrotask, interval)
 			defer y.release()

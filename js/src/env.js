@@ -19,8 +19,12 @@ export const env = {
   wasm: {
     /** Run sessions in a module Worker (browsers; ignored in Node). Set before the first create(). */
     proxy: false,
-    /** gort is single-threaded; accepted for onnxruntime-web compatibility. */
-    numThreads: 1,
+    /**
+     * Threads for each session's runs (a session's intraOpNumThreads overrides it): 0, the default, means
+     * onnxruntime-web's min(4, ceil(cores / 2)). Beyond one, the model is also loaded in Workers (worker_threads
+     * in Node), which compute parts of its heavy steps. Read at create().
+     */
+    numThreads: 0,
     simd: true,
     /** onnxruntime-web spelling of env.wasmPaths / env.wasmBinary (take precedence when set). */
     wasmPaths: undefined,

@@ -16,6 +16,7 @@ export const ErrorCode = Object.freeze({
   // The accelerator (WebGPU device) was lost where no CPU fallback exists
   // (a run on a lost device otherwise starts over on the CPU).
   DEVICE_LOST: 'GORT_DEVICE_LOST',
+  WORKER_LOST: 'GORT_WORKER_LOST',
   // gort.wasm could not be fetched or is not a WebAssembly module (a 404, an
   // HTML fallback page, a CORS refusal): the message names every URL tried
   // and how to point env.wasmPaths at the file.

@@ -3,7 +3,7 @@
 // runs; gort.wasm itself reads and checks the options (options.Parse).
 
 /** The session options gort.wasm reads (options.Keys): create passes these on. */
-export const SESSION_OPTION_KEYS = Object.freeze(["executionProviders", "webgpuMinElements", "graphOptimizationLevel", "freeDimensionOverrides", "externalData", "maxTensorBytes", "logSeverityLevel", "preferredOutputLocation"]);
+export const SESSION_OPTION_KEYS = Object.freeze(["executionProviders", "webgpuMinElements", "graphOptimizationLevel", "freeDimensionOverrides", "externalData", "maxTensorBytes", "logSeverityLevel", "preferredOutputLocation", "intraOpNumThreads"]);
 
 /** The executionProviders names of gort's own providers, aliases included (options.Names): gort.wasm serves them all. */
 export const PROVIDER_NAMES = Object.freeze(["wasm", "cpu", "webgpu"]);

@@ -8,6 +8,7 @@
 //   newWorker()           starts the proxy worker; the ES entry writes
 //                         new Worker(new URL('./gort.worker.mjs', import.meta.url), {type: 'module'})
 //                         for the same reason. null where there is no worker file.
+//   workerUrl()           the worker file's URL or path, for Node's worker_threads.
 //   moduleUrl()           the URL of the running entry file, or undefined.
 export const platform = {
   Go: null,
@@ -15,6 +16,7 @@ export const platform = {
   version: '0.0.0',
   wasmUrl: () => undefined,
   newWorker: null,
+  workerUrl: () => undefined,
   moduleUrl: () => undefined,
 };
 

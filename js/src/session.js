@@ -96,6 +96,9 @@ export class InferenceSession {
   /** Where each node runs ({node, op, device: 'webgpu' | 'wasm', reason}), reasons given for CPU nodes. */
   get placements() { return Object.freeze(this._providers().placements.map((p) => Object.freeze({ ...p }))); }
 
+  /** The threads the session's runs use, its own included (env.wasm.numThreads, or intraOpNumThreads). */
+  get threads() { return this._info.pool ? this._info.pool.count : (this._info.threadCount || 1); }
+
   _providers() {
     const p = this._backend.providers ? this._backend.providers(this._info) : this._info.providers;
     return p || { executionProviders: ['wasm'], placements: [] };

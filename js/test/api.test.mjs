@@ -675,7 +675,7 @@ test('ErrorCode holds runtime/errs\'s codes, plus the JS loader\'s own GORT_WASM
 
 test('every stable error code is exported', () => {
   assert.deepEqual(Object.values(ErrorCode).sort(), ['GORT_ABORTED', 'GORT_BAD_MODEL', 'GORT_DEVICE_LOST', 'GORT_EXTERNAL_DATA', 'GORT_INTERNAL',
-    'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP', 'GORT_WASM_FETCH']);
+    'GORT_INVALID_ARGUMENT', 'GORT_INVALID_FEED', 'GORT_RUNTIME', 'GORT_TOO_LARGE', 'GORT_UNSUPPORTED_OP', 'GORT_WASM_FETCH', 'GORT_WORKER_LOST']);
 });
 
 // ------------------------------------------------------------------ behaviour under use

@@ -93,7 +93,34 @@ func buildConv(n *op.Node) (any, error) {
 		release = func() { packed.W = nil }
 	}
 	var plans planCache[*convShapes]
-	return releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	// SplitOf (op.SplittingKernel): float convolutions split by output
+	// channels where kernels.Conv can compute ranges of them exactly.
+	split := func(in []*tensor.Tensor) op.Split {
+		in, _, err := f.split(in)
+		if err != nil || len(in) < 2 || in[0] == nil || !tensor.StoredAsF32(in[0].DType()) || (in[1] == nil && constShape == nil) {
+			return op.Split{}
+		}
+		x, w, wShape := in[0], in[1], constShape
+		if w != nil {
+			wShape = w.Shape()
+			if !tensor.StoredAsF32(w.DType()) {
+				return op.Split{}
+			}
+		}
+		s, ok := plans.get(x.Shape(), wShape, nil)
+		if !ok {
+			if s, err = c.shapes(x.Shape(), wShape); err != nil {
+				return op.Split{}
+			}
+		}
+		align := kernels.ConvSplitAlign(c.weightsFor(packed, w, s), &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom})
+		if align == 0 {
+			return op.Split{}
+		}
+		out := int64(s.n) * int64(s.m) * int64(s.geom.OutSize())
+		return op.Split{Units: s.m, Align: align, MACs: out * int64(s.c/c.group*s.geom.KernelSize()), OutBytes: 4 * out}
+	}
+	return convKernel{releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
 		if err != nil {
 			return nil, err
@@ -139,11 +166,9 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 			return ctx.One(y), nil
 		}
-		cw := packed
-		if w != nil && (cw == nil || !sameData(cw.W, w.F32()) || cw.M != s.m) {
-			cw = kernels.NewConvWeights(w.F32(), s.m, c.group, s.c/c.group*s.geom.KernelSize(), false)
-		}
-		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc()}
+		cw := c.weightsFor(packed, w, s)
+		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc(),
+			Lo: ctx.Part.Lo, Hi: ctx.Part.Hi}
 		if b != nil {
 			args.Bias = b.F32()
 		}
@@ -157,7 +182,26 @@ func buildConv(n *op.Node) (any, error) {
 			f.applySeparately(y, r)
 		}
 		return ctx.One(y), nil
-	}), 1, 3}, release, c.win}, nil
+	}), 1, 3}, release, c.win}, split}, nil
+}
+
+// convKernel is the float Conv's kernel: it splits by output channels
+// (op.SplittingKernel).
+type convKernel struct {
+	releasingKernel
+	split func(in []*tensor.Tensor) op.Split
+}
+
+// SplitOf implements op.SplittingKernel.
+func (k convKernel) SplitOf(in []*tensor.Tensor) op.Split { return k.split(in) }
+
+// weightsFor returns the weights a run computes with: the packed constant,
+// or w wrapped as it is when it is fed (or differs from the constant).
+func (c *convAttrs) weightsFor(packed *kernels.ConvWeights, w *tensor.Tensor, s *convShapes) *kernels.ConvWeights {
+	if w != nil && (packed == nil || !sameData(packed.W, w.F32()) || packed.M != s.m) {
+		return kernels.NewConvWeights(w.F32(), s.m, c.group, s.c/c.group*s.geom.KernelSize(), false)
+	}
+	return packed
 }
 
 // packWeights packs a constant float weight tensor for the GEMM, or returns

@@ -39,6 +39,10 @@ const (
 	// executor catches it and reruns on the CPU; it reaches callers only
 	// when no CPU fallback exists.
 	DeviceLost Code = "GORT_DEVICE_LOST"
+	// WorkerLost: a worker thread failed or stopped while computing part
+	// of a step. The caller computes that part itself and stops using the
+	// worker; it reaches callers only in logs.
+	WorkerLost Code = "GORT_WORKER_LOST"
 )
 
 // Error is the error type of the whole runtime. Node and Tensor name the place

@@ -45,6 +45,11 @@ type Options struct {
 	// tensor.Remote values when a device step produced them (the run then
 	// skips the plan's download step); the caller owns and releases them.
 	KeepOnDevice map[string]bool
+	// Threads, when set, takes parts of the top-level steps whose kernels
+	// split (op.SplittingKernel) where ThreadCost (DefaultThreadCost when
+	// zero) says splitting pays; see split.go.
+	Threads    Threads
+	ThreadCost ThreadCost
 }
 
 // frame is the set of live values of one plan invocation.
@@ -170,6 +175,10 @@ type runner struct {
 	depth   int
 	// fed holds the device-resident feeds, which the run never releases.
 	fed map[tensor.Remote]bool
+	// index is the top-level step running (Threads name steps by it);
+	// part, on a worker (RunPart), is the part its one step computes.
+	index int
+	part  op.Part
 }
 
 // yield gives other goroutines and the host a turn. On GOOS=js there is no
@@ -209,6 +218,9 @@ func (r *runner) run(p *plan.Plan, vals []tensor.Value, parent *frame, wanted []
 			return nil, errs.New(errs.Aborted, "run aborted before node %s: %v", st.Node.Name, context.Cause(r.ctx))
 		}
 		r.yield()
+		if parent == nil {
+			r.index = i
+		}
 		var t0 time.Time
 		if r.opts.Profile != nil {
 			t0 = time.Now()
@@ -334,7 +346,7 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 	}
 	s := r.scratch[r.depth]
 	s.r, s.st, s.f = r, st, f
-	s.ctx.Ctx, s.ctx.MaxBytes = r.ctx, r.opts.MaxTensorBytes
+	s.ctx.Ctx, s.ctx.MaxBytes, s.ctx.Part = r.ctx, r.opts.MaxTensorBytes, r.part
 	ins := resize(s.ins, len(st.In))
 	s.ins = ins
 	for i, sl := range st.In {
@@ -407,7 +419,11 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 			tins[i] = t
 		}
 		var touts []*tensor.Tensor
-		touts, err = k.Run(ctx, tins)
+		if sk, ok := k.(op.SplittingKernel); ok && r.opts.Threads != nil && r.depth == 1 && f.parent == nil && onCPU && r.opts.Threads.Workers() > 0 {
+			touts, err = r.runSplit(sk, ctx, st, f, tins)
+		} else {
+			touts, err = k.Run(ctx, tins)
+		}
 		outs = resize(s.outs, len(touts))
 		s.outs = outs
 		for i, t := range touts {

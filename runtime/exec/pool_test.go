@@ -133,11 +133,17 @@ func TestRecycledHeadersNeverReachCallers(t *testing.T) {
 // compileUnoptimised plans m with no rewrites, so each node is a step.
 func compileUnoptimised(t *testing.T, m *tm.Model) *plan.Plan {
 	t.Helper()
+	return compileWith(t, m, plan.Disabled)
+}
+
+// compileWith compiles m at an optimisation level.
+func compileWith(t *testing.T, m *tm.Model, level plan.Level) *plan.Plan {
+	t.Helper()
 	g, err := graph.Load(m.Bytes(), graph.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Compile(g, nil, plan.Options{Level: plan.Disabled})
+	p, err := plan.Compile(g, nil, plan.Options{Level: level})
 	if err != nil {
 		t.Fatal(err)
 	}

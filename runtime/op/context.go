@@ -33,6 +33,9 @@ type Context struct {
 	// live value shares the buffer, and it is neither a weight nor a feed
 	// (set by the executor).
 	ReuseInput func(i int) bool
+	// Part, when not Whole, asks a SplittingKernel for that part of its
+	// output only (set by the executor; see split.go).
+	Part Part
 
 	// one and checkpoint are One's slice and CheckpointFunc's method
 	// value, kept so that a Context reused from step to step allocates

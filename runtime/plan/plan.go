@@ -10,6 +10,8 @@
 package plan
 
 import (
+	"fmt"
+	"hash/fnv"
 	goruntime "runtime"
 	"slices"
 	"sort"
@@ -647,3 +649,29 @@ func (p *Plan) OutputNames() []string { return p.OutNames }
 // Source returns the graph the plan was compiled from (its declared input
 // and output types, for kernels such as Loop that need them).
 func (p *Plan) Source() *graph.Graph { return p.graph }
+
+// Fingerprint identifies the plan's top-level steps: for each, its op, node
+// name, device, which inputs are constants (slot numbers may differ from one
+// compilation to the next: constants are numbered in map order) and whether
+// its kernel splits. Instances that load the same model with the same
+// options compile the same steps; the thread pool compares fingerprints
+// before it lets workers compute parts of this plan's steps by index.
+func (p *Plan) Fingerprint() string {
+	h := fnv.New64a()
+	for _, st := range p.Steps {
+		_, splits := st.Kernel.(op.SplittingKernel)
+		fmt.Fprintf(h, "%s/%s/%s/%d/%v/%v/%d/", st.Node.Domain, st.Node.OpType, st.Node.Name, st.Node.Version, st.Device, splits, len(st.Out))
+		for _, sl := range st.In {
+			switch {
+			case sl < 0:
+				h.Write([]byte{'-'})
+			case p.Consts[sl] != nil:
+				h.Write([]byte{'c'})
+			default:
+				h.Write([]byte{'v'})
+			}
+		}
+		h.Write([]byte{';'})
+	}
+	return fmt.Sprintf("%d:%016x", len(p.Steps), h.Sum64())
+}

@@ -114,11 +114,14 @@ export function proxyBackend() {
   };
 }
 
-// The worker side of the proxy: answers proxyBackend's messages with an
-// in-thread wasm backend. Called by dist/gort.worker.mjs.
+// The worker side of the proxy, and of the thread pool's workers
+// (threads.js): answers their messages with an in-thread wasm backend.
+// Called by dist/gort.worker.mjs with the worker's global scope, or in Node
+// with nodeScope's stand-in for it.
 export function serveWorker(scope) {
   let backend = null;
   const infos = new Map();
+  const spare = []; // a thread's part buffers, sent back to be written again
   scope.onmessage = async (ev) => {
     const m = ev.data;
     const reply = (value, transfer) => scope.postMessage({ id: m.id, ok: true, value }, transfer || []);
@@ -126,7 +129,8 @@ export function serveWorker(scope) {
     try {
       switch (m.type) {
         case 'init': {
-          const src = m.wasmBinary ? { bytes: m.wasmBinary } : { urls: m.urls };
+          // A thread of the pool (threads.js) gets the compiled module.
+          const src = m.module ? { module: m.module } : m.wasmBinary ? { bytes: m.wasmBinary } : { urls: m.urls };
           backend = wasmBackend(() => src);
           await backend.ready(); // report start-up errors here
           reply(true);
@@ -135,7 +139,8 @@ export function serveWorker(scope) {
         case 'load': {
           const info = await backend.load(m.bytes, m.opts);
           infos.set(info.id, info);
-          const { state, ...plain } = info; // eslint-disable-line no-unused-vars
+          const { state, pool, ...plain } = info; // eslint-disable-line no-unused-vars
+          plain.threadCount = pool ? pool.count : 1;
           reply(plain);
           break;
         }
@@ -144,6 +149,22 @@ export function serveWorker(scope) {
           if (!info) throw gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released');
           const out = await backend.run(info, m.runId, m.feeds, m.fetches, { yieldIntervalMs: m.yieldIntervalMs });
           reply(out, transferList(Object.values(out)));
+          break;
+        }
+        case 'part': { // a thread's part of a split step (threads.js)
+          const info = infos.get(m.handle);
+          if (!info) throw gortError(ErrorCode.INVALID_ARGUMENT, 'the session was released');
+          // Into the largest buffer the pool sent back (recycle), if any.
+          spare.sort((a, b) => a.byteLength - b.byteLength);
+          const buf = spare.pop();
+          const bytes = backend.runPart(info, m.step, m.inputs, m.lo, m.hi, buf ? new Uint8Array(buf) : undefined);
+          if (buf && bytes.buffer !== buf) spare.push(buf);
+          reply(bytes, [bytes.buffer]);
+          break;
+        }
+        case 'recycle': {
+          spare.push(m.buf);
+          if (spare.length > 4) spare.sort((a, b) => a.byteLength - b.byteLength).shift();
           break;
         }
         case 'abort': {
@@ -164,5 +185,13 @@ export function serveWorker(scope) {
     } catch (e) {
       if (m.id) replyErr(e);
     }
+  };
+}
+
+/** A Worker scope's onmessage/postMessage over Node's worker_threads parentPort. */
+export function nodeScope(port) {
+  return {
+    postMessage: (msg, transfer) => port.postMessage(msg, transfer),
+    set onmessage(f) { port.on('message', (data) => f({ data })); },
   };
 }

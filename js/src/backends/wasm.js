@@ -5,6 +5,7 @@ import { ErrorCode, gortError } from '../errors.js';
 import { isNodePath, macrotask, readSource } from '../io.js';
 import { platform } from '../platform.js';
 import { quickLimitMs, runQuick } from './quick.js';
+import { threadPool, threadsFor } from '../threads.js';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm"
 const isWasm = (b) => b.byteLength >= 4 && WASM_MAGIC.every((x, i) => b[i] === x);
@@ -63,17 +64,21 @@ export function wasmBackend(source) {
     return goPending;
   }
 
+  // → {module, instance}; the module is kept for the thread pool's workers.
   async function instantiate() {
     const src = await source();
+    if (src.module) {
+      return { module: src.module, instance: await WebAssembly.instantiate(src.module, go0().importObject) };
+    }
     if (src.bytes) {
       if (!isWasm(src.bytes)) throw gortError(ErrorCode.WASM_FETCH, 'env.wasmBinary is not WebAssembly (it should be the bytes of gort.wasm)');
-      return (await WebAssembly.instantiate(src.bytes, go0().importObject)).instance;
+      return WebAssembly.instantiate(src.bytes, go0().importObject);
     }
-    return (await instantiateFrom(src.urls, () => go0().importObject)).instance;
+    return instantiateFrom(src.urls, () => go0().importObject);
   }
 
   async function start() {
-    const instance = await instantiate();
+    const { module, instance } = await instantiate();
     const go = go0();
     goPending = null;
     const key = `__gort_${Math.random().toString(36).slice(2)}_${Date.now()}`;
@@ -81,7 +86,7 @@ export function wasmBackend(source) {
     globalThis[key] = (a) => { api = a; };
     go.argv = ['gort', key];
     go.env = {};
-    const state = { api: null, go, instance, dead: false, pending: new Set() };
+    const state = { api: null, go, instance, module, pool: null, dead: false, pending: new Set() };
     go.exit = (code) => {
       state.dead = true;
       const err = gortError(ErrorCode.INTERNAL, `the gort runtime stopped (exit code ${code}); sessions must be created again`);
@@ -147,6 +152,12 @@ export function wasmBackend(source) {
       const s = await get();
       const info = await track(s, (api) => api.load(bytes, opts));
       info.state = s;
+      // More threads: the model loaded in the pool's workers too (threads.js).
+      const n = await threadsFor(info.threads);
+      if (n > 1 && info.splitSteps) {
+        s.pool = s.pool || threadPool(s.module);
+        info.pool = await s.pool.attach(bytes, opts, info, n);
+      }
       return info;
     },
     async run(info, runId, feeds, fetches, ro) {
@@ -169,7 +180,8 @@ export function wasmBackend(source) {
           return out;
         }
       }
-      const out = await track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask, gpuOutputs: ro.gpuOutputs }));
+      const threads = info.pool ? info.pool.forRun : undefined;
+      const out = await track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask, gpuOutputs: ro.gpuOutputs, threads }));
       info.lastRunMs = performance.now() - t0;
       return out;
     },
@@ -177,7 +189,13 @@ export function wasmBackend(source) {
       if (!info.state.dead) syncCall(info.state, (api) => api.abort(runId));
     },
     release(info) {
+      if (info.pool) info.pool.release();
       if (!info.state.dead) syncCall(info.state, (api) => api.release(info.id));
+    },
+    // A worker's part of a split step (wasm/threads.go): the part's bytes.
+    runPart(info, step, inputs, lo, hi, spare) {
+      if (info.state.dead) throw gortError(ErrorCode.WORKER_LOST, 'the gort runtime of this worker stopped');
+      return syncCall(info.state, (api) => api.runPart(info.id, step, inputs, lo, hi, spare));
     },
     async decode(bytes, kind) {
       const s = await get();

@@ -1,0 +1,179 @@
+// The thread pool (docs/threads.md). Go's WebAssembly port has no threads,
+// so gort uses more cores with Workers (worker_threads in Node), each
+// running its own instance of gort.wasm (the compiled WebAssembly.Module is
+// posted, not compiled again). A threaded session's model is loaded in
+// every worker with the same options, so each worker's plan has the same
+// steps; during a run, gort.wasm hands the workers parts of its heavy
+// steps (wasm/threads.go) and computes one part itself. One pool serves
+// every session of the backend.
+import { ErrorCode, errorFromPlain, gortError } from './errors.js';
+import { env } from './env.js';
+import { nodeImport } from './io.js';
+import { isNode, platform } from './platform.js';
+
+/** onnxruntime-web's default thread count: min(4, ceil(cores / 2)). */
+export function defaultThreads() {
+  const cores = typeof navigator === 'object' && navigator && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : 1;
+  return Math.max(1, Math.min(4, Math.ceil(cores / 2)));
+}
+
+async function nodeCores() {
+  try { return (await nodeImport('os')).availableParallelism(); } catch { return 1; }
+}
+
+/**
+ * The threads a session runs on: its intraOpNumThreads (as gort.wasm read
+ * it; 0 when not given), else env.wasm.numThreads, where 0 means the default.
+ */
+export async function threadsFor(sessionThreads) {
+  let n = sessionThreads || Number(env.wasm.numThreads) || 0;
+  if (!Number.isInteger(n) || n < 0) throw gortError(ErrorCode.INVALID_ARGUMENT, `env.wasm.numThreads must be a non-negative integer, got ${env.wasm.numThreads}`);
+  if (n === 0) n = isNode ? Math.max(1, Math.min(4, Math.ceil((await nodeCores()) / 2))) : defaultThreads();
+  return n;
+}
+
+// A worker: post(msg, transfer) → Promise of its reply; dead once it
+// failed, exited or was terminated (every pending post then rejects).
+async function startThread(module) {
+  let w;
+  const pending = new Map();
+  let nextId = 1;
+  const worker = { dead: false, sessions: new Map() };
+  const fail = (why) => {
+    if (worker.dead) return;
+    worker.dead = true;
+    const err = gortError(ErrorCode.WORKER_LOST, `a gort worker thread stopped: ${why}`);
+    for (const { reject } of pending.values()) reject(err);
+    pending.clear();
+    try { w.terminate(); } catch { /* already gone */ }
+  };
+  // In Node an idle worker does not keep the process alive; one that owes
+  // a reply does.
+  const hold = (on) => { if (isNode) { if (on) w.ref(); else w.unref(); } };
+  const onReply = (m) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (!pending.size) hold(false);
+    if (m.ok) p.resolve(m.value); else p.reject(errorFromPlain(m.error));
+  };
+  if (isNode) {
+    const { Worker } = await nodeImport('worker_threads');
+    w = new Worker(platform.workerUrl());
+    w.on('message', onReply);
+    w.on('error', (e) => fail(e && e.message ? e.message : String(e)));
+    w.on('exit', (code) => fail(`exit code ${code}`));
+    w.unref();
+  } else {
+    if (!platform.newWorker) throw gortError(ErrorCode.INVALID_ARGUMENT, 'this build of gort has no worker file for threads');
+    w = platform.newWorker();
+    w.onmessage = (ev) => onReply(ev.data);
+    w.onerror = (ev) => { if (ev.preventDefault) ev.preventDefault(); fail(ev.message || 'could not load gort.worker.mjs'); };
+  }
+  worker.post = (msg, transfer) => {
+    if (worker.dead) return Promise.reject(gortError(ErrorCode.WORKER_LOST, 'the gort worker thread stopped'));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      if (!pending.size) hold(true);
+      pending.set(id, { resolve, reject });
+      w.postMessage(Object.assign({ id }, msg), transfer || []);
+    });
+  };
+  worker.send = (msg, transfer) => { if (!worker.dead) w.postMessage(Object.assign({ id: 0 }, msg), transfer || []); }; // no reply
+  worker.kill = () => fail('terminated'); // tests: a worker lost
+  await worker.post({ type: 'init', module });
+  return worker;
+}
+
+/**
+ * threadPool(module) → the pool of one backend: workers started on demand
+ * (a session asking for n threads gets n − 1 workers; the pool grows to the
+ * largest count asked), shared by its sessions.
+ */
+export function threadPool(module) {
+  const workers = [];
+  let growing = Promise.resolve();
+  async function grow(n) {
+    growing = growing.then(async () => {
+      for (let i = workers.filter((w) => !w.dead).length; i < n; i++) workers.push(await startThread(module));
+    });
+    await growing;
+    return workers.filter((w) => !w.dead).slice(0, n);
+  }
+  return {
+    /**
+     * attach(bytes, opts, info, n) → the session's threads, or null when
+     * it gets none: its model loaded in n − 1 workers, each checked to
+     * have compiled the same plan. A worker that fails to load is left out.
+     */
+    async attach(bytes, opts, info, n) {
+      if (n < 2 || !info.splitSteps) return null;
+      let mine;
+      try {
+        mine = await grow(n - 1);
+      } catch (e) {
+        if (info.logSeverityLevel <= 2) console.warn('[gort]', `no worker threads (${e && e.message ? e.message : e}); the session runs on one thread`);
+        return null;
+      }
+      const loaded = await Promise.all(mine.map(async (w) => {
+        try {
+          // One thread in the worker: a worker starts no pool of its own.
+          const r = await w.post({ type: 'load', bytes: bytes.slice(), opts: Object.assign({}, opts, { intraOpNumThreads: 1 }) });
+          if (r.fingerprint !== info.fingerprint) {
+            w.send({ type: 'release', handle: r.id });
+            return null;
+          }
+          return { w, handle: r.id };
+        } catch {
+          return null;
+        }
+      }));
+      const members = loaded.filter(Boolean);
+      if (!members.length) return null;
+      return sessionThreads(members, info);
+    },
+    /** Stops every worker (tests). */
+    terminate() { for (const w of workers) w.kill(); },
+    workers,
+  };
+}
+
+// The threads of one session: the object gort.wasm's run calls
+// (workers(), start()), release, and the count in use.
+function sessionThreads(members, info) {
+  // A member that failed a part (its worker died, or computed no part)
+  // takes no more of this session's parts.
+  const live = () => members.filter((m) => !m.w.dead && !m.failed);
+  let warned = false;
+  const lost = (e) => {
+    if (!warned && info.logSeverityLevel <= 2) console.warn('[gort]', `${ErrorCode.WORKER_LOST}: a worker thread failed (${e && e.message ? e.message : e}); its part ran on the calling thread`);
+    warned = true;
+  };
+  return {
+    get count() { return live().length + 1; },
+    forRun: {
+      workers: () => live().length,
+      start(w, step, inputs, lo, hi, done) {
+        const m = live()[w];
+        if (!m) { done(new Error('no such worker')); return; }
+        const transfer = [];
+        for (const t of inputs) if (t && t.bytes) transfer.push(t.bytes.buffer);
+        m.w.post({ type: 'part', handle: m.handle, step, inputs, lo, hi }, transfer)
+          .then(done, (e) => {
+            m.failed = true;
+            lost(e);
+            done(e instanceof Error ? e : new Error(String(e)));
+          });
+      },
+      // The part's buffer goes back to its worker, to be written again.
+      recycle(w, bytes) {
+        const m = live()[w];
+        if (m && bytes && bytes.buffer) m.w.send({ type: 'recycle', buf: bytes.buffer }, [bytes.buffer]);
+      },
+    },
+    release() {
+      for (const m of members) m.w.send({ type: 'release', handle: m.handle });
+    },
+    members,
+  };
+}

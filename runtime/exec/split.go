@@ -1,0 +1,220 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/gort-dev/gort/runtime/errs"
+	"github.com/gort-dev/gort/runtime/op"
+	"github.com/gort-dev/gort/runtime/plan"
+	"github.com/gort-dev/gort/runtime/tensor"
+)
+
+// Threads computes parts of split steps elsewhere: in the WebAssembly build,
+// other instances of gort (the JS worker pool) that loaded the same model
+// with the same options, so that their plans have the same steps. See
+// docs/threads.md.
+type Threads interface {
+	// Workers is the number of workers that can take a part now (0: none).
+	Workers() int
+	// Start hands worker w part of top-level step `step`, computed from
+	// ins (the step's inputs; nil where the plan holds a constant, which
+	// the worker has too). It must not block. The returned function waits
+	// for the part and copies it into dst: the part's pieces of the
+	// step's first output, one per image, in order.
+	Start(w, step int, ins []*tensor.Tensor, part op.Part) (wait func(dst [][]float32) error)
+}
+
+// ThreadCost is the rule that decides whether splitting a step pays: the
+// work saved must exceed Margin times what the split costs (a round trip
+// per worker and the copies of the inputs and of the output parts).
+type ThreadCost struct {
+	MACsPerMicro  float64 // the kernels' speed, multiply-adds per µs
+	SyncMicros    float64 // one round trip to a worker
+	BytesPerMicro float64 // copy speed; each byte crosses two copies
+	Margin        float64
+}
+
+// DefaultThreadCost is measured in Node on the development machine
+// (docs/threads.md): the SIMD GEMM at about 15 G multiply-adds/s, a
+// postMessage round trip of 25–50 µs, copies at about 20 GB/s.
+var DefaultThreadCost = ThreadCost{MACsPerMicro: 15000, SyncMicros: 50, BytesPerMicro: 20000, Margin: 2}
+
+// parts cuts sp's units into at most n aligned parts, or returns nil when
+// splitting does not pay (inBytes: what each worker receives; outBytes: the
+// whole output).
+func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part {
+	if sp.Units <= 0 || sp.Align <= 0 || n < 2 {
+		return nil
+	}
+	n = min(n, sp.Units/sp.Align)
+	for ; n >= 2; n-- {
+		saved := float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
+		cost := c.SyncMicros + 2*float64(inBytes*int64(n-1)+outBytes)/c.BytesPerMicro
+		if saved > c.Margin*cost {
+			break
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	// Equal shares of whole alignment units; the remainder goes to the
+	// first parts, and the last part ends at Units.
+	blocks := (sp.Units + sp.Align - 1) / sp.Align
+	out := make([]op.Part, n)
+	lo := 0
+	for i := range out {
+		b := blocks / n
+		if i < blocks%n {
+			b++
+		}
+		hi := min(sp.Units, lo+b*sp.Align)
+		out[i] = op.Part{Lo: lo, Hi: hi}
+		lo = hi
+	}
+	return out
+}
+
+// runSplit runs a splitting kernel's step in parts: workers take parts
+// 1…n−1, this instance computes part 0 into the output it allocates, and
+// the workers' parts are copied in. A worker that fails has its part
+// computed here instead, so the run's result is the same either way.
+func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, f *frame, ins []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	sp := k.SplitOf(ins)
+	send := make([]*tensor.Tensor, len(ins))
+	var inBytes int64
+	for i, t := range ins {
+		if t == nil || f.p.Consts[st.In[i]] == tensor.Value(t) {
+			continue // absent, or a constant the worker holds
+		}
+		send[i] = t
+		inBytes += int64(t.Len() * t.DType().ElemBytes())
+	}
+	cost := r.opts.ThreadCost
+	if cost == (ThreadCost{}) {
+		cost = DefaultThreadCost
+	}
+	parts := cost.parts(sp, r.opts.Threads.Workers()+1, inBytes, sp.OutBytes)
+	if parts == nil {
+		return k.Run(ctx, ins)
+	}
+	waits := make([]func([][]float32) error, len(parts)-1)
+	for w, p := range parts[1:] {
+		waits[w] = r.opts.Threads.Start(w, r.index, send, p)
+	}
+	ctx.Part = parts[0]
+	outs, err := k.Run(ctx, ins)
+	ctx.Part = op.Part{}
+	var y *tensor.Tensor
+	if err == nil && len(outs) > 0 {
+		y = outs[0]
+	}
+	for w, wait := range waits {
+		dst, perr := pieces(y, parts[w+1])
+		if perr == nil && y != nil {
+			perr = wait(dst)
+		} else {
+			wait(nil) // collect the part, to drop it
+		}
+		if perr != nil && err == nil {
+			perr = r.partHere(k, ctx, ins, parts[w+1], dst)
+		}
+		if err == nil && perr != nil {
+			err = perr
+		}
+	}
+	return outs, err
+}
+
+// partHere computes part p on this instance, into a scratch output, and
+// copies it into dst (a worker failed to). The Context, whose result slice
+// holds the step's output, is restored afterwards.
+func (r *runner) partHere(k op.SplittingKernel, ctx *op.Context, ins []*tensor.Tensor, p op.Part, dst [][]float32) error {
+	if r.ctx != nil && r.ctx.Err() != nil {
+		return errs.New(errs.Aborted, "run aborted: %v", context.Cause(r.ctx))
+	}
+	saved := *ctx
+	ctx.Part = p
+	ctx.AllocFloat32, ctx.Headers = nil, nil // a scratch output, not one of the pool's
+	outs, err := k.Run(ctx, ins)
+	var part *tensor.Tensor
+	if err == nil && len(outs) > 0 {
+		part = outs[0] // before the restore: outs is the Context's slice
+	}
+	*ctx = saved
+	if err != nil {
+		return err
+	}
+	src, err := pieces(part, p)
+	if err != nil {
+		return err
+	}
+	for i := range dst {
+		copy(dst[i], src[i])
+	}
+	return nil
+}
+
+// pieces returns the part p of y (N × units × inner…), as one slice per
+// image, over y's float32 storage.
+func pieces(y *tensor.Tensor, p op.Part) ([][]float32, error) {
+	if y == nil || y.Rank() < 2 || !tensor.StoredAsF32(y.DType()) {
+		return nil, errs.New(errs.Internal, "a split step's output must be a float tensor of rank ≥ 2")
+	}
+	shape := y.Shape()
+	units := shape[1]
+	if p.Lo < 0 || p.Hi > units || p.Lo >= p.Hi {
+		return nil, errs.New(errs.Internal, "part [%d, %d) is outside the %d units of the output", p.Lo, p.Hi, units)
+	}
+	inner := 1
+	for _, d := range shape[2:] {
+		inner *= d
+	}
+	data := y.F32()
+	out := make([][]float32, shape[0])
+	for n := range out {
+		base := n * units * inner
+		out[n] = data[base+p.Lo*inner : base+p.Hi*inner]
+	}
+	return out, nil
+}
+
+// RunPart computes part p of top-level step `step` of plan pl, a worker's
+// share of a split step (see Threads): ins are the step's inputs as the
+// main instance sent them, nil where the plan holds a constant. It returns
+// the part's pieces of the step's first output, one per image.
+func RunPart(ctx context.Context, pl *plan.Plan, step int, ins []*tensor.Tensor, p op.Part, opts Options) (out [][]float32, err error) {
+	if step < 0 || step >= len(pl.Steps) {
+		return nil, errs.New(errs.Internal, "step %d is not in the plan (%d steps)", step, len(pl.Steps))
+	}
+	st := pl.Steps[step]
+	if _, ok := st.Kernel.(op.SplittingKernel); !ok || st.Device != plan.CPU {
+		return nil, errs.New(errs.Internal, "step %d (%s) cannot be split", step, st.Node.OpType).WithNode(st.Node.Name)
+	}
+	if len(ins) != len(st.In) {
+		return nil, errs.New(errs.Internal, "step %d takes %d inputs; %d were sent", step, len(st.In), len(ins))
+	}
+	vals := make([]tensor.Value, pl.Slots)
+	for i, sl := range st.In {
+		if sl < 0 {
+			continue
+		}
+		if ins[i] != nil {
+			vals[sl] = ins[i]
+		} else {
+			vals[sl] = pl.Consts[sl]
+		}
+	}
+	r := &runner{ctx: ctx, opts: opts, part: p}
+	outs, err := r.step(st, &frame{p: pl, vals: vals})
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, errs.New(errs.Internal, "step %d produced no output", step)
+	}
+	t, ok := outs[0].(*tensor.Tensor)
+	if !ok {
+		return nil, errs.New(errs.Internal, "step %d's output is not a tensor", step)
+	}
+	return pieces(t, p)
+}
