@@ -24,11 +24,12 @@ import (
 // Bias, residual and activation run in the GEMM's epilogue while the output
 // tile is still in cache.
 //
-// A run may compute a range of output channels only (ConvArgs.Lo, Hi), so
-// that several workers share one convolution: each takes the algorithm the
-// whole run would, with the same blocking, and restricts it to its
-// channels, so that every output is bit for bit the whole run's (see
-// ConvSplitAlign).
+// A run may compute a range of output channels only (ConvArgs.Lo, Hi), or
+// on the Winograd and im2col paths a range of output pixels (PixLo, PixHi),
+// so that several workers share one convolution: each takes the algorithm
+// the whole run would, with the same blocking, and restricts it to its
+// part, so that every output is bit for bit the whole run's (see
+// ConvSplitOf).
 
 // ConvWeights is a convolution's weight tensor (M × C/group × kernel) with,
 // when it is constant, its per-group GEMM packing done once.
@@ -90,6 +91,11 @@ type ConvArgs struct {
 	// layout. With Lo and Hi multiples of ConvSplitAlign (Hi may also be
 	// M), those channels are bit-identical to a whole run's.
 	Lo, Hi int
+	// PixLo and PixHi restrict the run to output pixels [PixLo, PixHi) of
+	// every output channel plane of every image (flattened spatial index;
+	// PixHi == 0: all). Only those pixels of Y are written. Lo/Hi and
+	// PixLo/PixHi are not combined: a run restricts one or the other.
+	PixLo, PixHi int
 	// Checkpoint, when set, is called between blocks of a few million
 	// multiply-adds; an error aborts the convolution.
 	Checkpoint func() error
@@ -173,14 +179,79 @@ func splitAlign(p convPath, cw *ConvWeights) int {
 // every path runs ranges. Ranges may be computed concurrently, each with
 // its own ConvArgs; they write disjoint parts of Y.
 func ConvSplitAlign(cw *ConvWeights, a *ConvArgs) int {
-	if cw.Group <= 0 || cw.M%cw.Group != 0 || a.C%cw.Group != 0 {
+	if !wellFormed(cw, a) {
 		return 0
 	}
-	b := *a
-	if len(a.Geom.In) == 1 {
-		b.Geom = a.Geom.lift2D()
+	b := a.lifted()
+	return splitAlign(choosePath(cw, b), cw)
+}
+
+// wellFormed reports whether the groups divide the channels.
+func wellFormed(cw *ConvWeights, a *ConvArgs) bool {
+	return cw.Group > 0 && cw.M%cw.Group == 0 && a.C%cw.Group == 0
+}
+
+// lifted returns a, or for a 1-D convolution a copy with the 2-D geometry
+// that Conv runs it as.
+func (a *ConvArgs) lifted() *ConvArgs {
+	if len(a.Geom.In) != 1 {
+		return a
 	}
-	return splitAlign(choosePath(cw, &b), cw)
+	b := *a
+	b.Geom = a.Geom.lift2D()
+	return &b
+}
+
+// ConvSplit is how Conv can compute a convolution in parts.
+type ConvSplit struct {
+	Pixels bool // parts are ranges of output pixels (PixLo/PixHi), else of output channels (Lo/Hi)
+	Units  int  // output pixels per plane (Pixels) or output channels
+	Align  int  // part bounds are multiples of Align (the last may end at Units); 0: no split
+}
+
+// ConvSplitOf returns how Conv splits this convolution into at most parts
+// parts of about equal work, bit-identical to a whole run.
+//
+// A channel range of the Winograd path transforms the whole input again
+// (1.21× the whole run's work over two parts, in wasm), and one of the
+// im2col GEMM packs the whole im2col matrix again (1.03–1.10×); a pixel
+// range does neither, so those two paths split by pixels, in their own
+// blocks of output rows or pixel segments, as long as there is a block for
+// every part. The others split by channels: the pointwise GEMM has no
+// im2col to duplicate, and the depthwise and single-pixel paths compute
+// each channel on its own.
+func ConvSplitOf(cw *ConvWeights, a *ConvArgs, parts int) ConvSplit {
+	if !wellFormed(cw, a) {
+		return ConvSplit{Units: cw.M}
+	}
+	b := a.lifted()
+	p := choosePath(cw, b)
+	if os := b.Geom.OutSize(); os > 0 {
+		if al := pixelAlign(p, cw, b); al > 0 && (os+al-1)/al >= max(parts, 2) {
+			return ConvSplit{Pixels: true, Units: os, Align: al}
+		}
+	}
+	return ConvSplit{Units: cw.M, Align: splitAlign(p, cw)}
+}
+
+// pixelAlign returns the multiple that a pixel range of a convolution
+// running path p (2-D, at least one output pixel) must start and end on,
+// or 0 when p does not run pixel ranges. The parts are the blocks the
+// whole run loops over, the same whatever range they are in: Winograd's
+// blocks of tile rows, and the GEMM's pixel segments of a 2-D im2col (the
+// pointwise GEMM and N-D convolutions split by channels only).
+func pixelAlign(p convPath, cw *ConvWeights, a *ConvArgs) int {
+	g := a.Geom
+	switch {
+	case p == convWinoPath:
+		return 2 * winoRowsPer(g.Out[1]) * g.Out[1]
+	case p == convGEMM && len(g.In) == 2 && !Pointwise(g):
+		sc := convPool.Get().(*convScratch)
+		defer convPool.Put(sc)
+		seg, _, _ := im2colPlan(g, a.C/cw.Group, cw.M/cw.Group, sc)
+		return seg
+	}
+	return 0
 }
 
 // channels returns the output channels [lo, hi) that a asks for, checked
@@ -200,15 +271,39 @@ func (a *ConvArgs) channels(cw *ConvWeights, p convPath) (lo, hi int, err error)
 	return lo, hi, nil
 }
 
-// Conv computes a float32 convolution with weights cw: all output channels,
-// or those of [a.Lo, a.Hi).
+// pixels returns the output pixels [lo, hi) that a asks for, checked
+// against the alignment of path p; whole is whether a restricts its
+// channels instead, which a pixel range may not be combined with.
+func (a *ConvArgs) pixels(cw *ConvWeights, p convPath, whole bool) (lo, hi int, err error) {
+	os := a.Geom.OutSize()
+	lo, hi = a.PixLo, a.PixHi
+	if hi == 0 {
+		hi = os
+	}
+	if lo == 0 && hi == os {
+		return lo, hi, nil
+	}
+	if !whole {
+		return 0, 0, fmt.Errorf("kernels: Conv output pixels [%d, %d) with output channels [%d, %d): a run restricts one or the other", a.PixLo, a.PixHi, a.Lo, a.Hi)
+	}
+	al := pixelAlign(p, cw, a)
+	if al == 0 {
+		return 0, 0, fmt.Errorf("kernels: Conv output pixels [%d, %d): this convolution splits by channels only", a.PixLo, a.PixHi)
+	}
+	if lo < 0 || lo > hi || hi > os || lo%al != 0 || (hi%al != 0 && hi != os) {
+		return 0, 0, fmt.Errorf("kernels: Conv output pixels [%d, %d) of %d: not a range on multiples of %d", a.PixLo, a.PixHi, os, al)
+	}
+	return lo, hi, nil
+}
+
+// Conv computes a float32 convolution with weights cw: all outputs, those
+// of output channels [a.Lo, a.Hi), or those of output pixels
+// [a.PixLo, a.PixHi).
 func Conv(cw *ConvWeights, a *ConvArgs) error {
 	if len(a.Geom.In) == 1 {
 		// A 1-D convolution is a 2-D one of height 1; the 2-D paths (row
 		// im2col, depthwise planes) are much faster than the generic N-D one.
-		lifted := *a
-		lifted.Geom = a.Geom.lift2D()
-		return Conv(cw, &lifted)
+		return Conv(cw, a.lifted())
 	}
 	if a.Geom.OutSize() == 0 || a.N == 0 {
 		return nil // no output (the padded layouts assume at least one pixel)
@@ -218,58 +313,94 @@ func Conv(cw *ConvWeights, a *ConvArgs) error {
 	if err != nil || lo == hi {
 		return err
 	}
+	plo, phi, err := a.pixels(cw, p, hi-lo == cw.M)
+	if err != nil || plo == phi {
+		return err
+	}
 	switch p {
 	case convWinoPath:
-		return convWinogradImages(cw, a, lo, hi)
+		return convWinogradImages(cw, a, lo, hi, plo, phi)
 	case convDWPath:
 		return convDepthwise(cw, a, lo, hi)
 	case convPixelPath:
 		return convVec(cw, a, lo, hi)
 	}
-	return convIm2col(cw, a, lo, hi)
+	return convIm2col(cw, a, lo, hi, plo, phi)
 }
 
-// convIm2col is Conv on the GEMM, for output channels [lo, hi): per image
-// and group the GEMM's rows in that range.
-func convIm2col(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
+// im2colMode is how convIm2col reads a group's input.
+type im2colMode uint8
+
+const (
+	im2colDirect   im2colMode = iota // pointwise: the input is the im2col matrix
+	im2colRowTable                   // through the row table (im2colRows; N-D: blockND)
+	im2colPadded                     // from padded planes, copied once per image and group
+	im2colBanded                     // from padded bands, copied per pixel segment
+)
+
+// im2colPlan decides, from the whole convolution, the pixels of each GEMM
+// call (seg) and how the im2col reads the input of cg channels per group
+// (mg output channels), and in padded mode the planes' layout. A pixel
+// range runs the same plan, so that its GEMM calls are the whole run's. sc
+// is scratch (nil when pointwise).
+func im2colPlan(g *ConvGeom, cg, mg int, sc *convScratch) (seg int, mode im2colMode, pl dwLayout) {
+	kdim := cg * g.KernelSize()
+	// About 4 M multiply-adds per GEMM call (a few ms even in slow
+	// WebAssembly) with a checkpoint before each, and never fewer than 256
+	// pixels so the GEMM keeps its efficiency.
+	seg = roundUp(max(convSegMin, convSegMACs/max(mg*kdim, 1)), NR)
+	if Pointwise(g) {
+		return seg, im2colDirect, pl
+	}
+	if len(g.In) != 2 {
+		return seg, im2colRowTable, pl
+	}
+	if pl = newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
+		sc.taps = pl.offs
+		return seg, im2colPadded, pl
+	}
+	im := im2colB{g: g, sc: sc}
+	if !im.bandFits(cg, 1) {
+		return seg, im2colRowTable, pl
+	}
+	// Too large to pad whole: each pixel segment pads just the input rows
+	// it reads (see band). Segments are whole output rows, at least four
+	// where the band stays within maxBandIm2col: a band pads the rows its
+	// neighbours also read again ((rows+2)/rows of the input for a 3×3
+	// kernel).
+	OW := g.Out[1]
+	rows := max(1, seg/OW)
+	for rows < 4 && im.bandFits(cg, rows+1) {
+		rows++
+	}
+	return rows * OW, im2colBanded, pl
+}
+
+// convIm2col is Conv on the GEMM, for output channels [lo, hi) and output
+// pixels [plo, phi): per image and group the GEMM's rows in the channel
+// range, on the pixel segments in the pixel range.
+func convIm2col(cw *ConvWeights, a *ConvArgs, lo, hi, plo, phi int) error {
 	g := a.Geom
 	group := cw.Group
 	cg, mg := a.C/group, cw.M/group
 	is, os, ks := g.InSize(), g.OutSize(), g.KernelSize()
 	kdim := cg * ks
-	pw := Pointwise(g)
-	// About 4 M multiply-adds per GEMM call (a few ms even in slow
-	// WebAssembly) with a checkpoint before each, and never fewer than 256
-	// pixels so the GEMM keeps its efficiency.
-	seg := roundUp(max(convSegMin, convSegMACs/max(mg*kdim, 1)), NR)
 	var im im2colB
-	if !pw {
-		sc := convPool.Get().(*convScratch)
+	var sc *convScratch
+	if !Pointwise(g) {
+		sc = convPool.Get().(*convScratch)
 		defer convPool.Put(sc)
 		im = im2colB{g: g, sc: sc}
-		if len(g.In) == 2 {
-			if pl := newDWLayout(g, sc.taps); cg*pl.size <= maxPaddedIm2col {
-				sc.taps = pl.offs
-				im.usePadded(pl, cg)
-			} else if im.bandFits(cg, 1) {
-				// Too large to pad whole: each pixel segment pads just
-				// the input rows it reads (see band). Segments are whole
-				// output rows, at least four where the band stays within
-				// maxBandIm2col: a band pads the rows its neighbours also
-				// read again ((rows+2)/rows of the input for a 3×3 kernel).
-				im.banded = true
-				OW := g.Out[1]
-				rows := max(1, seg/OW)
-				for rows < 4 && im.bandFits(cg, rows+1) {
-					rows++
-				}
-				seg = rows * OW
-			}
-		}
-		if im.pad == nil && !im.banded {
-			sc.rows = im2colRows(g, cg, sc.rows[:0])
-			im.rows = sc.rows
-		}
+	}
+	seg, mode, pl := im2colPlan(g, cg, mg, sc)
+	switch mode {
+	case im2colPadded:
+		im.usePadded(pl, cg)
+	case im2colBanded:
+		im.banded = true
+	case im2colRowTable:
+		sc.rows = im2colRows(g, cg, sc.rows[:0])
+		im.rows = sc.rows
 	}
 	var sub PackedA // a packed group's rows in the range
 	for n := 0; n < a.N; n++ {
@@ -289,10 +420,10 @@ func convIm2col(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 			}
 			A := cw.aRows(gi, r0, r1, &sub)
 			im.x = xg
-			if im.pad != nil && !im.banded {
+			if mode == im2colPadded {
 				im.padPlanes()
 			}
-			for j := 0; j < os; j += seg {
+			for j := plo; j < phi; j += seg {
 				if a.Checkpoint != nil {
 					if err := a.Checkpoint(); err != nil {
 						return err
@@ -300,9 +431,9 @@ func convIm2col(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 				}
 				nb := min(seg, os-j)
 				B := bOperand{b: xg[j:], ldb: os}
-				if !pw {
+				if mode != im2colDirect {
 					im.pix0 = j
-					if im.banded {
+					if mode == im2colBanded {
 						im.band(cg, j, nb)
 					}
 					B = bOperand{im2col: &im}

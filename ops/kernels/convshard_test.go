@@ -18,6 +18,7 @@ type shardCase struct {
 	bias, res           bool
 	act                 Act
 	path                convPath // the path the case is there to cover
+	pix                 bool     // ConvSplitOf splits it in two by pixels
 	// vars sets tuning variables of the package for the case.
 	vars map[*int]int
 }
@@ -61,13 +62,23 @@ func shardCases() []shardCase {
 	})
 	add(conv2("3x3-banded", 2, 4, 18, 1, 15, 21, 3, 1, 1, 1), func(sc *shardCase) {
 		// Segments of a few output rows, each padding its band.
-		sc.res, sc.act = true, ActRelu
+		sc.res, sc.act, sc.pix = true, ActRelu, true
 		sc.vars = map[*int]int{&maxPaddedIm2col: 0, &convSegMACs: 1 << 10, &convSegMin: 8}
 	})
 	add(conv2("3x3s2-rowtable", 1, 3, 17, 1, 14, 19, 3, 2, 1, 1), func(sc *shardCase) {
 		sc.pack, sc.act = true, ActSigmoid
 		sc.vars = map[*int]int{&maxPaddedIm2col: 0, &maxBandIm2col: 0}
 	})
+	// Several pixel segments, in each mode: padded planes, bands, row table.
+	add(conv2("3x3s2-segs", 2, 5, 22, 1, 13, 17, 3, 2, 1, 1), func(sc *shardCase) {
+		sc.res, sc.act, sc.pix = true, ActRelu, true
+		sc.vars = map[*int]int{&convSegMACs: 1 << 9, &convSegMin: 8}
+	})
+	add(conv2("3x3s2-rowtable-segs", 2, 3, 17, 1, 14, 19, 3, 2, 1, 1), func(sc *shardCase) {
+		sc.pack, sc.res, sc.act, sc.pix = true, true, ActHardSwish, true
+		sc.vars = map[*int]int{&maxPaddedIm2col: 0, &maxBandIm2col: 0, &convSegMACs: 1 << 9, &convSegMin: 8}
+	})
+	add(conv2("64-128s2", 1, 64, 128, 1, 56, 56, 3, 2, 1, 1), func(sc *shardCase) { sc.pack, sc.res, sc.act, sc.pix = true, true, ActRelu, true })
 	add(conv2("M270-packed", 1, 8, 270, 1, 8, 11, 3, 1, 1, 1), func(sc *shardCase) { sc.pack, sc.res, sc.act = true, true, ActRelu })
 	add(conv2("M262", 2, 7, 262, 1, 6, 5, 3, 2, 1, 1), func(sc *shardCase) { sc.act = ActTanh })
 	// Grouped GEMMs: whole micro-tiles per group, and groups of 5 channels.
@@ -86,7 +97,19 @@ func shardCases() []shardCase {
 		sc.wino, sc.res, sc.act, sc.path = true, true, ActHardSwish, convWinoPath
 	})
 	add(conv2("wino-M130-unpacked", 1, 32, 130, 1, 17, 16, 3, 1, 1, 1), func(sc *shardCase) {
-		sc.res, sc.act, sc.path = true, ActTanh, convWinoPath
+		sc.res, sc.act, sc.path, sc.pix = true, ActTanh, convWinoPath, true
+	})
+	// Several blocks of tile rows: 56×56 (two tile rows a block), H ≠ W
+	// (one), and odd sizes (a last block of fewer tile rows, and of one
+	// output row).
+	add(conv2("wino-64-56x56", 1, 64, 64, 1, 56, 56, 3, 1, 1, 1), func(sc *shardCase) {
+		sc.wino, sc.res, sc.act, sc.path, sc.pix = true, true, ActRelu, convWinoPath, true
+	})
+	add(conv2("wino-40x72", 2, 32, 48, 1, 40, 72, 3, 1, 1, 1), func(sc *shardCase) {
+		sc.wino, sc.res, sc.act, sc.path, sc.pix = true, true, ActSigmoid, convWinoPath, true
+	})
+	add(conv2("wino-33x21-unpacked", 2, 16, 40, 1, 33, 21, 3, 1, 1, 1), func(sc *shardCase) {
+		sc.res, sc.act, sc.path, sc.pix = true, ActHardSwish, convWinoPath, true
 	})
 	// Depthwise (the row kernel's own Relu included), a channel
 	// multiplier, and one group of fewer than MR outputs.
@@ -142,6 +165,40 @@ func shardSplits(r *rand.Rand, m, align, parts int) [][]int {
 	return out
 }
 
+// shardSetup sets the case's tuning variables (until the test ends) and
+// returns its weights, its arguments and the whole run's Y.
+func shardSetup(t *testing.T, r *rand.Rand, sc shardCase) (*ConvWeights, ConvArgs, []float32) {
+	t.Helper()
+	for p, v := range sc.vars {
+		old := *p
+		*p = v
+		t.Cleanup(func() { *p = old })
+	}
+	g := sc.geom()
+	ks, is, os := g.KernelSize(), g.InSize(), g.OutSize()
+	kdim := sc.c / sc.group * ks
+	cw := NewConvWeights(randSlice(r, sc.m*kdim), sc.m, sc.group, kdim, sc.pack)
+	if sc.wino {
+		cw.PackWinograd()
+	}
+	a := ConvArgs{N: sc.n, C: sc.c, Geom: g, X: randSlice(r, sc.n*sc.c*is), Act: sc.act}
+	if sc.bias {
+		a.Bias = randSlice(r, sc.m)
+	}
+	if sc.res {
+		a.Residual = randSlice(r, sc.n*sc.m*os)
+	}
+	if p := choosePath(cw, a.lifted()); p != sc.path {
+		t.Fatalf("runs path %d, the case is for %d", p, sc.path)
+	}
+	whole := make([]float32, sc.n*sc.m*os)
+	a.Y = whole
+	if err := Conv(cw, &a); err != nil {
+		t.Fatal(err)
+	}
+	return cw, a, whole
+}
+
 // TestConvShardsBitIdentical: every path of Conv, run in output-channel
 // ranges on ConvSplitAlign's multiples, writes each range's channels bit
 // for bit as the whole run does, and nothing outside its range.
@@ -149,40 +206,10 @@ func TestConvShardsBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	for _, sc := range shardCases() {
 		t.Run(sc.name, func(t *testing.T) {
-			for p, v := range sc.vars {
-				old := *p
-				*p = v
-				defer func() { *p = old }()
-			}
-			g := sc.geom()
-			ks, is, os := g.KernelSize(), g.InSize(), g.OutSize()
-			kdim := sc.c / sc.group * ks
-			cw := NewConvWeights(randSlice(r, sc.m*kdim), sc.m, sc.group, kdim, sc.pack)
-			if sc.wino {
-				cw.PackWinograd()
-			}
-			a := ConvArgs{N: sc.n, C: sc.c, Geom: g, X: randSlice(r, sc.n*sc.c*is), Act: sc.act}
-			if sc.bias {
-				a.Bias = randSlice(r, sc.m)
-			}
-			if sc.res {
-				a.Residual = randSlice(r, sc.n*sc.m*os)
-			}
-			lifted := a
-			if len(g.In) == 1 {
-				lifted.Geom = g.lift2D()
-			}
-			if p := choosePath(cw, &lifted); p != sc.path {
-				t.Fatalf("runs path %d, the case is for %d", p, sc.path)
-			}
+			cw, a, whole := shardSetup(t, r, sc)
 			align := ConvSplitAlign(cw, &a)
 			if align <= 0 {
 				t.Fatalf("ConvSplitAlign = %d", align)
-			}
-			whole := make([]float32, sc.n*sc.m*os)
-			a.Y = whole
-			if err := Conv(cw, &a); err != nil {
-				t.Fatal(err)
 			}
 			for parts := 2; parts <= 4; parts++ {
 				for _, b := range shardSplits(r, sc.m, align, parts) {
@@ -194,10 +221,8 @@ func TestConvShardsBitIdentical(t *testing.T) {
 			// A range off the alignment is refused, with Y untouched.
 			if align > 1 {
 				ra := a
-				ra.Lo, ra.Hi, ra.Y = 1, sc.m, nanSlice(len(whole))
-				if err := Conv(cw, &ra); err == nil || !math.IsNaN(float64(ra.Y[len(ra.Y)-1])) {
-					t.Errorf("range [1, %d) on multiples of %d: err %v", sc.m, align, err)
-				}
+				ra.Lo, ra.Hi = 1, sc.m
+				checkRefused(t, cw, ra, len(whole))
 			}
 		})
 	}
@@ -205,6 +230,92 @@ func TestConvShardsBitIdentical(t *testing.T) {
 	g := conv2("", 1, 8, 9, 3, 5, 5, 3, 1, 1, 1).geom()
 	if al := ConvSplitAlign(NewConvWeights(make([]float32, 9*2*9), 9, 3, 2*9, false), &ConvArgs{N: 1, C: 8, Geom: g}); al != 0 {
 		t.Errorf("ConvSplitAlign of 8 channels in 3 groups = %d, want 0", al)
+	}
+}
+
+// TestConvPixelShardsBitIdentical: where ConvSplitOf splits by output
+// pixels, each range's pixels of every channel and image are bit for bit
+// the whole run's, and nothing else is written; elsewhere it describes the
+// channel split.
+func TestConvPixelShardsBitIdentical(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, sc := range shardCases() {
+		t.Run(sc.name, func(t *testing.T) {
+			cw, a, whole := shardSetup(t, r, sc)
+			os := len(whole) / (sc.n * sc.m)
+			for parts := 2; parts <= 4; parts++ {
+				sp := ConvSplitOf(cw, &a, parts)
+				if parts == 2 && sp.Pixels != sc.pix {
+					t.Errorf("ConvSplitOf(2) = %+v, want Pixels %v", sp, sc.pix)
+				}
+				if !sp.Pixels {
+					if sp.Units != sc.m || sp.Align != ConvSplitAlign(cw, &a) {
+						t.Errorf("ConvSplitOf(%d) = %+v, want %d channels on multiples of %d", parts, sp, sc.m, ConvSplitAlign(cw, &a))
+					}
+					continue
+				}
+				if sp.Units != os || sp.Align <= 0 || (os+sp.Align-1)/sp.Align < parts {
+					t.Fatalf("ConvSplitOf(%d) = %+v for %d pixels", parts, sp, os)
+				}
+				for _, b := range shardSplits(r, os, sp.Align, parts) {
+					for i := 0; i+1 < len(b); i++ {
+						pa := a
+						pa.PixLo, pa.PixHi = b[i], b[i+1]
+						checkPart(t, cw, pa, fmt.Sprintf("pixels [%d, %d)", b[i], b[i+1]), whole, func(_, px int) bool { return px >= b[i] && px < b[i+1] })
+					}
+				}
+				// Off the alignment, or with a channel range: refused.
+				ra := a
+				ra.PixLo = 1
+				checkRefused(t, cw, ra, len(whole))
+				ra = a
+				ra.PixHi, ra.Hi = sp.Align, ConvSplitAlign(cw, &a)
+				checkRefused(t, cw, ra, len(whole))
+			}
+		})
+	}
+	// Paths that split by channels only refuse pixel ranges (a single
+	// pixel has none but the whole).
+	for _, sc := range shardCases() {
+		if sc.path == convDWPath || sc.path == convGEMM && len(sc.in) == 3 {
+			cw, a, whole := shardSetup(t, r, sc)
+			a.PixHi = 1
+			checkRefused(t, cw, a, len(whole))
+		}
+	}
+	// Winograd on 56×56 splits by pixels; on 7×7 (one block of tile rows),
+	// by channels.
+	for _, c := range []struct {
+		hw, ch int
+		pixels bool
+	}{{56, 64, true}, {7, 512, false}} {
+		g := conv2("", 1, c.ch, c.ch, 1, c.hw, c.hw, 3, 1, 1, 1).geom()
+		cw := NewConvWeights(make([]float32, c.ch*c.ch*9), c.ch, 1, c.ch*9, false)
+		cw.PackWinograd()
+		a := &ConvArgs{N: 1, C: c.ch, Geom: g}
+		if p := choosePath(cw, a); p != convWinoPath {
+			t.Fatalf("%d×%d: path %d", c.hw, c.hw, p)
+		}
+		if sp := ConvSplitOf(cw, a, 2); sp.Pixels != c.pixels {
+			t.Errorf("%d→%d at %d×%d: ConvSplitOf(2) = %+v, want Pixels %v", c.ch, c.ch, c.hw, c.hw, sp, c.pixels)
+		}
+	}
+}
+
+// checkRefused runs a, which Conv must refuse, into a NaN-filled Y of n
+// floats and checks that nothing was written.
+func checkRefused(t *testing.T, cw *ConvWeights, a ConvArgs, n int) {
+	t.Helper()
+	a.Y = nanSlice(n)
+	err := Conv(cw, &a)
+	for _, v := range a.Y {
+		if !math.IsNaN(float64(v)) {
+			t.Errorf("channels [%d, %d) pixels [%d, %d): err %v, Y written", a.Lo, a.Hi, a.PixLo, a.PixHi, err)
+			return
+		}
+	}
+	if err == nil {
+		t.Errorf("channels [%d, %d) pixels [%d, %d): no error", a.Lo, a.Hi, a.PixLo, a.PixHi)
 	}
 }
 
@@ -220,26 +331,34 @@ func nanSlice(n int) []float32 {
 // it with whole.
 func checkShard(t *testing.T, cw *ConvWeights, a ConvArgs, lo, hi int, whole []float32) {
 	t.Helper()
-	a.Lo, a.Hi, a.Y = lo, hi, nanSlice(len(whole))
+	a.Lo, a.Hi = lo, hi
+	checkPart(t, cw, a, fmt.Sprintf("range [%d, %d) of %d", lo, hi, cw.M), whole, func(ch, _ int) bool { return ch >= lo && ch < hi })
+}
+
+// checkPart runs the part a (named part) into a NaN-filled Y and checks
+// that the outputs in it (by channel and pixel) are whole's, bit for bit,
+// and that the others are not written.
+func checkPart(t *testing.T, cw *ConvWeights, a ConvArgs, part string, whole []float32, in func(ch, px int) bool) {
+	t.Helper()
+	a.Y = nanSlice(len(whole))
 	if err := Conv(cw, &a); err != nil {
-		t.Fatalf("[%d, %d): %v", lo, hi, err)
+		t.Fatalf("%s: %v", part, err)
 	}
 	os := len(whole) / (a.N * cw.M)
 	bad := 0
 	for i, v := range a.Y {
 		ch := i / os % cw.M
-		in := ch >= lo && ch < hi
 		var what string
-		switch {
+		switch in := in(ch, i%os); {
 		case in && math.Float32bits(v) != math.Float32bits(whole[i]):
 			what = fmt.Sprintf("%v (%#x), whole run %v (%#x)", v, math.Float32bits(v), whole[i], math.Float32bits(whole[i]))
 		case !in && !math.IsNaN(float64(v)):
-			what = fmt.Sprintf("written (%v) outside the range", v)
+			what = fmt.Sprintf("written (%v) outside the part", v)
 		default:
 			continue
 		}
 		if bad++; bad <= 3 {
-			t.Errorf("range [%d, %d) of %d: image %d channel %d pixel %d: %s", lo, hi, cw.M, i/os/cw.M, ch, i%os, what)
+			t.Errorf("%s: image %d channel %d pixel %d: %s", part, i/os/cw.M, ch, i%os, what)
 		}
 	}
 }

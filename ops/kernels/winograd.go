@@ -147,9 +147,11 @@ func (ww *winoWeights) rows(lo, hi int, s *winoScratch) *winoWeights {
 }
 
 // convWinogradImages is Conv on the Winograd path for output channels
-// [lo, hi) of every image: each range transforms the whole input, then
-// runs the GEMMs and the output transform for its channels only.
-func convWinogradImages(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
+// [lo, hi) and output pixels [plo, phi) of every image: a channel range
+// transforms the whole input, then runs the GEMMs and the output transform
+// for its channels only; a pixel range (on pixelAlign's multiples) runs
+// the whole run's blocks of tile rows that make it up.
+func convWinogradImages(cw *ConvWeights, a *ConvArgs, lo, hi, plo, phi int) error {
 	g := a.Geom
 	is, os, m := g.InSize(), g.OutSize(), hi-lo
 	ws := winoPool.Get().(*winoScratch)
@@ -165,6 +167,12 @@ func convWinogradImages(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 	if a.Bias != nil {
 		ep.RowBias = a.Bias[lo:hi]
 	}
+	// The tile rows [th0, th1) of the pixel range.
+	OW, tilesH := g.Out[1], (g.Out[0]+1)/2
+	th0, th1 := plo/(2*OW), tilesH
+	if phi < os {
+		th1 = phi / (2 * OW)
+	}
 	for n := 0; n < a.N; n++ {
 		yo := (n*cw.M + lo) * os
 		if a.Residual != nil {
@@ -174,21 +182,27 @@ func convWinogradImages(cw *ConvWeights, a *ConvArgs, lo, hi int) error {
 		if ep.active() {
 			epp = &ep
 		}
-		if err := convWinograd(ww, a.C, m, g, a.X[n*a.C*is:(n+1)*a.C*is], a.Y[yo:yo+m*os], epp, ws, a.Checkpoint); err != nil {
+		if err := convWinograd(ww, a.C, m, g, a.X[n*a.C*is:(n+1)*a.C*is], a.Y[yo:yo+m*os], th0, th1, epp, ws, a.Checkpoint); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// convWinograd runs one image of a group-1 3×3 unit-stride convolution.
-// x: C × H × W, y: M × OH × OW; ep carries the bias, residual and activation.
-func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Epilogue, s *winoScratch, checkpoint func() error) error {
+// winoRowsPer returns the tile rows of a Winograd block for OW output
+// columns: about 64 tiles.
+func winoRowsPer(OW int) int { return max(1, 64/((OW+1)/2)) }
+
+// convWinograd runs one image of a group-1 3×3 unit-stride convolution,
+// its tile rows [th0, th1) (th0 a multiple of winoRowsPer; th1 too, or the
+// last tile row's end). x: C × H × W, y: M × OH × OW; ep carries the bias,
+// residual and activation.
+func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, th0, th1 int, ep *Epilogue, s *winoScratch, checkpoint func() error) error {
 	H, W := g.In[0], g.In[1]
 	OH, OW := g.Out[0], g.Out[1]
 	ph, pw := g.PadsBegin[0], g.PadsBegin[1]
-	tilesH, tilesW := (OH+1)/2, (OW+1)/2
-	rowsPer := max(1, 64/tilesW)
+	tilesW := (OW + 1) / 2
+	rowsPer := winoRowsPer(OW)
 	tbMax := rowsPer * tilesW
 	tbPad := roundUp(tbMax, NR)
 	s.v = grow(s.v, 16*tbPad*c)
@@ -199,13 +213,13 @@ func convWinograd(ww *winoWeights, c, m int, g *ConvGeom, x, y []float32, ep *Ep
 	// by pw so that tile tw reads t[r][2tw : 2tw+4].
 	tw4 := 2*tilesW + 2
 	s.t = grow(s.t, 4*tw4)
-	for th0 := 0; th0 < tilesH; th0 += rowsPer {
+	for ; th0 < th1; th0 += rowsPer {
 		if checkpoint != nil {
 			if err := checkpoint(); err != nil {
 				return err
 			}
 		}
-		nth := min(rowsPer, tilesH-th0)
+		nth := min(rowsPer, th1-th0)
 		tb := nth * tilesW
 		// Input transform into 16 packed B operands (C × tb each).
 		var pbs [16]PackedB
