@@ -35,11 +35,14 @@ FLAGS=(-trimpath -ldflags='-s -w')
 # WebGPU glue, control flow, rarely used operator families) is compiled
 # without inlining: about 150 KB less gzip, which keeps gort.wasm under its
 # 2.5 MB budget; the kernels and the common operators keep it. ops/rnn is
-# the recurrent ops' drivers (their step kernels are ops/rnn/kern).
+# the recurrent ops' drivers (their step kernels are ops/rnn/kern); ops/contrib
+# is onnxruntime's operators, whose inner loops are ops/kernels' and
+# ops/attention's (11 KB less gzip); ops/window parses pooling and
+# convolution attributes, once per node.
 for p in runtime runtime/errs runtime/op runtime/exec runtime/onnxpb runtime/check runtime/shapes runtime/printer \
   runtime/npy runtime/schema runtime/graph runtime/diverge runtime/compare 'wasm/...' runtime/plan runtime/protoconv options \
   runtime/gpu ops/webgpu ops/ml ops/text ops/signal ops/spatial ops/training ops/loss ops/random ops/numeric \
-  ops/image ops/kvcache ops/attention ops/control ops/rnn; do
+  ops/image ops/kvcache ops/attention ops/control ops/rnn ops/contrib ops/window; do
   FLAGS+=("-gcflags=github.com/gort-dev/gort/$p=-l")
 done
 # The same for the standard library's packages that only ever run per call

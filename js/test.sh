@@ -6,6 +6,8 @@
 #   (a) the ONNX node conformance suite through the public JS API in Node,
 #       held to testdata/conformance/manifest.txt        test/conformance.test.mjs
 #   (b) API tests: options, dtypes, error codes, abort   test/api.test.mjs
+#       threads: worker pool, bit-identical parts, lost  test/threads.test.mjs
+#       workers, 1000 concurrent runs
 #   (c) the browser test (ESM, <script>, proxy Worker)   test/browser.test.mjs
 #   (d) the Node CLI against the native cmd/gort, every  test/cli.test.mjs
 #       verb, and as `npx gort` from the packed tarball;
@@ -46,7 +48,7 @@ fi
 
 bash "$ROOT/tools/ensure-chromium.sh"
 
-files=(test/api.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs test/transformers.test.mjs)
+files=(test/api.test.mjs test/threads.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs test/transformers.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.

@@ -52,6 +52,15 @@ type Options struct {
 	// graphOptimizationLevel does. The zero value is plan.All (every
 	// rewrite); package options reads the level names.
 	Optimization plan.Level
+	// Threads is how many threads a run uses, its own included (0 or 1:
+	// one). Each further thread compiles a plan of its own, with its own
+	// copy of the packed weights, and computes parts of the heavy steps
+	// (exec.Goroutines); outputs are bit-identical to one thread's.
+	// Sessions with an Accelerator use one thread.
+	Threads int
+	// ThreadCost replaces exec.DefaultThreadCost, the rule that decides
+	// which steps to split (tests split every step they can).
+	ThreadCost exec.ThreadCost
 }
 
 // Session is a loaded model ready to run. It is immutable after Load, so it
@@ -71,6 +80,8 @@ type Session struct {
 	plan          *plan.Plan
 	overridePlans sync.Map
 	pool          *exec.Pool
+	// threads are the session's own worker goroutines (Options.Threads), or nil.
+	threads       *exec.Goroutines
 	estimates     sync.Map // estimateKey → *estimate
 	estimateCount atomic.Int64
 	// declared are the inputs' types (FreeDimensionOverrides applied);
@@ -136,6 +147,17 @@ func Load(data []byte, opts *Options) (s *Session, err error) {
 	s.plan, err = s.compile(nil)
 	if err != nil {
 		return nil, err
+	}
+	if o.Threads > 1 && o.Accelerator == nil {
+		g := &exec.Goroutines{Options: exec.Options{MaxTensorBytes: o.MaxTensorBytes}}
+		for range o.Threads - 1 {
+			p, err := s.compile(nil)
+			if err != nil {
+				return nil, err
+			}
+			g.Plans = append(g.Plans, p)
+		}
+		s.threads = g
 	}
 	s.pool = exec.NewPool()
 	for _, out := range m.Graph.Outputs {
@@ -245,8 +267,9 @@ type RunOptions struct {
 	KeepOnDevice map[string]bool
 	// Threads takes parts of the heavy steps (see exec.Threads): workers
 	// that loaded the same model with the same options and report the
-	// same Plan().Fingerprint(). Runs that use another plan (an
-	// overridden initializer) run on this thread alone.
+	// same Plan().Fingerprint() (the JS worker pool). It replaces the
+	// session's own threads (Options.Threads). Runs that use another plan
+	// (an overridden initializer) run on this thread alone.
 	Threads exec.Threads
 }
 
@@ -291,7 +314,10 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 	eo := exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, Yield: ro.Yield, Trace: ro.Trace, Profile: ro.Profile, Pool: s.pool,
 		CPUOnly: s.deviceLost.Load(), DeviceLost: s.onDeviceLost, KeepOnDevice: ro.KeepOnDevice}
 	if p == s.plan {
-		eo.Threads = ro.Threads
+		eo.Threads, eo.ThreadCost = ro.Threads, s.opts.ThreadCost
+		if eo.Threads == nil && s.threads != nil {
+			eo.Threads = s.threads
+		}
 	}
 	res, err = exec.Run(ctx, p, feeds, outputs, eo)
 	if err != nil {
@@ -311,12 +337,13 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 
 // RunPart computes a worker's part of a split step of the session's plan
 // (see exec.RunPart and RunOptions.Threads).
-func (s *Session) RunPart(ctx context.Context, step int, ins []*tensor.Tensor, p op.Part) (out [][]float32, err error) {
+// output, when set, supplies the part's output buffer (exec.Options.PartOutput).
+func (s *Session) RunPart(ctx context.Context, step int, ins []*tensor.Tensor, p op.Part, output func(n int) []float32) (out [][]float32, err error) {
 	defer recoverTo(&err)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return exec.RunPart(ctx, s.plan, step, ins, p, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes})
+	return exec.RunPart(ctx, s.plan, step, ins, p, exec.Options{MaxTensorBytes: s.opts.MaxTensorBytes, PartOutput: output})
 }
 
 func (s *Session) outputNames() []string {

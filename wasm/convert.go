@@ -197,28 +197,39 @@ func storageBytes(t *tensor.Tensor) ([]byte, error) {
 	return nil, fmt.Errorf("%s tensors cannot be converted", t.DType())
 }
 
+// newUint8Array is tensorToJS's usual buffer: a fresh one.
+func newUint8Array(n int) js.Value { return uint8Array.New(n) }
+
+// tensorToJS is a tensor as a wire value, its bytes copied into
+// newBytes(n), a Uint8Array of n bytes.
+func tensorToJS(v *tensor.Tensor, newBytes func(n int) js.Value) (js.Value, error) {
+	o := js.Global().Get("Object").New()
+	o.Set("kind", "tensor")
+	o.Set("type", v.DType().String())
+	dims := make([]int, len(v.Shape()))
+	copy(dims, v.Shape())
+	o.Set("dims", jsval.ToJS(dims))
+	if v.DType() == tensor.String {
+		o.Set("strings", jsval.ToJS(v.Strings()))
+		return o, nil
+	}
+	b, err := storageBytes(v)
+	if err != nil {
+		return js.Value{}, err
+	}
+	u := newBytes(len(b))
+	if len(b) > 0 {
+		js.CopyBytesToJS(u, b)
+	}
+	o.Set("bytes", u)
+	return o, nil
+}
+
 func valueToJS(v tensor.Value) (js.Value, error) {
 	o := js.Global().Get("Object").New()
 	switch v := v.(type) {
 	case *tensor.Tensor:
-		o.Set("kind", "tensor")
-		o.Set("type", v.DType().String())
-		dims := make([]int, len(v.Shape()))
-		copy(dims, v.Shape())
-		o.Set("dims", jsval.ToJS(dims))
-		if v.DType() == tensor.String {
-			o.Set("strings", jsval.ToJS(v.Strings()))
-			return o, nil
-		}
-		b, err := storageBytes(v)
-		if err != nil {
-			return js.Value{}, err
-		}
-		u := uint8Array.New(len(b))
-		if len(b) > 0 {
-			js.CopyBytesToJS(u, b)
-		}
-		o.Set("bytes", u)
+		return tensorToJS(v, newUint8Array)
 	case *tensor.Sequence:
 		o.Set("kind", "sequence")
 		o.Set("type", elemName(v.Elem))

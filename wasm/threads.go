@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/gort-dev/gort/options"
 	"github.com/gort-dev/gort/runtime"
@@ -24,9 +25,10 @@ import (
 // worker instance computes them with runPart.
 
 // jsThreads is the exec.Threads of a run: the pool's object
-// {workers() → number, start(w, step, inputs, lo, hi, done), recycle(w,
-// bytes)}, where done is called with the part's bytes (a Uint8Array) or
-// an Error, and recycle hands the bytes back to worker w once copied.
+// {workers() → number, buffer(n) → Uint8Array, start(w, step, inputs, lo,
+// hi, pixels, done), recycle(w, bytes)}, where done is called with the
+// part's bytes (a Uint8Array) or an Error, and recycle hands the bytes
+// back to worker w once copied.
 type jsThreads struct{ pool js.Value }
 
 func (t jsThreads) Workers() int {
@@ -45,7 +47,7 @@ func (t jsThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(d
 		v := js.Null()
 		if in != nil {
 			var err error
-			if v, err = valueToJS(in); err != nil {
+			if v, err = tensorToJS(in, t.buffer); err != nil {
 				return func([][]float32) error { return err }
 			}
 		}
@@ -60,7 +62,7 @@ func (t jsThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(d
 		}
 		return nil
 	})
-	t.pool.Call("start", w, step, arr, part.Lo, part.Hi, cb)
+	t.pool.Call("start", w, step, arr, part.Lo, part.Hi, part.Pixels, cb)
 	return func(dst [][]float32) error {
 		v := <-done // blocking lets the JS event loop deliver the reply
 		cb.Release()
@@ -81,16 +83,28 @@ func (t jsThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(d
 		if v.Length() != n {
 			return errs.New(errs.WorkerLost, "a worker thread sent %d bytes for a part of %d", v.Length(), n)
 		}
-		off := 0
-		for _, d := range dst {
-			b := byteView(d)
-			copyIn(b, v.Call("subarray", off, off+len(b)))
-			off += len(b)
+		// One copy out of JS, then the pieces in Go: a part along pixels
+		// has a piece per channel plane.
+		if len(dst) == 1 {
+			copyIn(byteView(dst[0]), v)
+		} else {
+			partBytes = grow(partBytes, n)
+			copyIn(partBytes, v)
+			src := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(partBytes))), n/4)
+			for _, d := range dst {
+				src = src[copy(d, src):]
+			}
 		}
 		t.pool.Call("recycle", w, v)
 		return nil
 	}
 }
+
+// buffer returns a Uint8Array of n bytes for an input sent to a worker:
+// one the pool got back from a worker if it has one large enough (a fresh
+// ArrayBuffer is paged in as it is first written, which cost more than the
+// copy itself), else a fresh one.
+func (t jsThreads) buffer(n int) js.Value { return t.pool.Call("buffer", n) }
 
 // threadsOf reads a run's pool object (nil when the run is not threaded).
 func threadsOf(ro js.Value) exec.Threads {
@@ -101,7 +115,26 @@ func threadsOf(ro js.Value) exec.Threads {
 	return jsThreads{pool: p}
 }
 
-// runPart(session, step, inputs, lo, hi, spare) → Uint8Array: in a worker
+// The buffers of parts, reused from part to part (each is used between
+// two points where no other goroutine runs): the main instance's copy of
+// a part's bytes, and in a worker the inputs (per input index, float
+// storage only), the output and the gathered pieces.
+var (
+	partBytes  []byte
+	partInputs [][]float32
+	partOutput []float32
+	partGather []float32
+)
+
+// grow returns s with length n, reallocated only when too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// runPart(session, step, inputs, lo, hi, pixels, spare) → Uint8Array: in a worker
 // instance, part [lo, hi) of the session's split step, its pieces
 // concatenated (exec.RunPart); inputs holds a wire tensor per input of the
 // step, null where the plan has a constant. The result is written into
@@ -109,8 +142,8 @@ func threadsOf(ro js.Value) exec.Threads {
 // when it is large enough: a fresh ArrayBuffer is paged in as it is first
 // written, which made the copy cost a third of the part's computation.
 func runPart(args []js.Value) (any, error) {
-	if len(args) < 5 {
-		return nil, argErr("runPart needs a session, a step, inputs and a range")
+	if len(args) < 6 {
+		return nil, argErr("runPart needs a session, a step, inputs, a range and its axis")
 	}
 	s, _, err := session(args[0])
 	if err != nil {
@@ -133,26 +166,52 @@ func runPart(args []js.Value) (any, error) {
 		return nil, argErr("runPart: inputs must be an array")
 	}
 	ins := make([]*tensor.Tensor, in.Length())
+	partInputs = grow(partInputs, max(len(partInputs), len(ins)))
 	for i := range ins {
 		w := in.Index(i)
 		if jsval.IsNullish(w) {
 			continue
 		}
-		if ins[i], err = tensorFromJS(w); err != nil {
+		reuse := func(dt tensor.DType, shape []int) *tensor.Tensor {
+			n, ok := tensor.Size(shape)
+			if !ok || !tensor.StoredAsF32(dt) {
+				return tensor.New(dt, shape...)
+			}
+			partInputs[i] = grow(partInputs[i], n)
+			return tensor.WrapF32(dt, shape, partInputs[i])
+		}
+		if ins[i], err = tensorFromJSInto(w, reuse); err != nil {
 			return nil, argErr("runPart: input %d: %v", i, err)
 		}
 	}
-	pieces, err := s.RunPart(context.Background(), int(step), ins, op.Part{Lo: int(lo), Hi: int(hi)})
+	output := func(n int) []float32 {
+		partOutput = grow(partOutput, n)
+		return partOutput
+	}
+	part := op.Part{Lo: int(lo), Hi: int(hi), Pixels: args[5].Truthy()}
+	pieces, err := s.RunPart(context.Background(), int(step), ins, part, output)
 	if err != nil {
 		return nil, err
+	}
+	if len(pieces) > 1 { // one copy into JS
+		all := 0
+		for _, p := range pieces {
+			all += len(p)
+		}
+		partGather = grow(partGather, all)
+		off := 0
+		for _, p := range pieces {
+			off += copy(partGather[off:], p)
+		}
+		pieces = [][]float32{partGather}
 	}
 	n := 0
 	for _, p := range pieces {
 		n += 4 * len(p)
 	}
 	u := js.Undefined()
-	if len(args) > 5 && args[5].Type() == js.TypeObject && args[5].InstanceOf(uint8Array) && args[5].Length() >= n {
-		u = args[5].Call("subarray", 0, n)
+	if len(args) > 6 && args[6].Type() == js.TypeObject && args[6].InstanceOf(uint8Array) && args[6].Length() >= n {
+		u = args[6].Call("subarray", 0, n)
 	} else {
 		u = uint8Array.New(n)
 	}

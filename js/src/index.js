@@ -10,6 +10,7 @@
 //   io.js, env.js      reading bytes; env and where gort.wasm is
 //   backends/          the backend interface (backends/index.js) and the
 //                      in-thread wasm (wasm.js) and proxy Worker (proxy.js) backends
+//   threads.js         the worker pool that computes parts of heavy steps
 //   options.gen.js     generated from Go's package options: the option and
 //                      execution provider names (gort.wasm reads the options)
 //   session.js         InferenceSession
@@ -32,10 +33,11 @@ async function _decodeValue(bytes, kind) {
 }
 async function _memory() { return defaultBackend().memory(); }
 async function _ops() { return defaultBackend().ops(); }
+const _threadPool = () => (defaultBackend().threadPool ? defaultBackend().threadPool() : null);
 const _convert = Object.freeze({ toFloat16Bits, fromFloat16Bits, toBfloat16Bits, fromBfloat16Bits, toNumbers });
 
 export const gort = {
   InferenceSession, Tensor, env, ErrorCode,
   check, inferShapes, printGraph, capabilities, compare, diverge, readNpy, writeNpy,
-  _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker,
+  _decodeValue, _memory, _ops, _convert, _serveWorker: serveWorker, _threadPool,
 };

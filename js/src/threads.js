@@ -92,6 +92,7 @@ async function startThread(module) {
  */
 export function threadPool(module) {
   const workers = [];
+  const stats = { parts: 0 };
   let growing = Promise.resolve();
   async function grow(n) {
     growing = growing.then(async () => {
@@ -130,17 +131,24 @@ export function threadPool(module) {
       }));
       const members = loaded.filter(Boolean);
       if (!members.length) return null;
-      return sessionThreads(members, info);
+      return sessionThreads(members, info, stats);
     },
     /** Stops every worker (tests). */
     terminate() { for (const w of workers) w.kill(); },
     workers,
+    stats, // {parts, onPart}: the parts handed to workers so far; onPart(worker) is called after each (tests)
   };
 }
 
 // The threads of one session: the object gort.wasm's run calls
 // (workers(), start()), release, and the count in use.
-function sessionThreads(members, info) {
+function sessionThreads(members, info, stats) {
+  // Input buffers the workers sent back, for the next parts' inputs.
+  const spare = [];
+  const keep = (b) => {
+    spare.push(b);
+    if (spare.length > 8) spare.sort((x, y) => x.byteLength - y.byteLength).shift();
+  };
   // A member that failed a part (its worker died, or computed no part)
   // takes no more of this session's parts.
   const live = () => members.filter((m) => !m.w.dead && !m.failed);
@@ -153,17 +161,31 @@ function sessionThreads(members, info) {
     get count() { return live().length + 1; },
     forRun: {
       workers: () => live().length,
-      start(w, step, inputs, lo, hi, done) {
+      // An input's buffer: one a worker sent back, else a fresh one.
+      buffer(n) {
+        let best = -1;
+        for (let i = 0; i < spare.length; i++) {
+          if (spare[i].byteLength >= n && (best < 0 || spare[i].byteLength < spare[best].byteLength)) best = i;
+        }
+        if (best < 0) return new Uint8Array(n);
+        return new Uint8Array(spare.splice(best, 1)[0], 0, n);
+      },
+      start(w, step, inputs, lo, hi, pixels, done) {
         const m = live()[w];
         if (!m) { done(new Error('no such worker')); return; }
+        stats.parts++;
         const transfer = [];
         for (const t of inputs) if (t && t.bytes) transfer.push(t.bytes.buffer);
-        m.w.post({ type: 'part', handle: m.handle, step, inputs, lo, hi }, transfer)
-          .then(done, (e) => {
+        m.w.post({ type: 'part', handle: m.handle, step, inputs, lo, hi, pixels }, transfer)
+          .then((r) => {
+            for (const b of r.inputs) keep(b);
+            done(r.bytes);
+          }, (e) => {
             m.failed = true;
             lost(e);
             done(e instanceof Error ? e : new Error(String(e)));
           });
+        if (stats.onPart) stats.onPart(m.w); // tests: lose the worker now
       },
       // The part's buffer goes back to its worker, to be written again.
       recycle(w, bytes) {

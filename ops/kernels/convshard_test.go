@@ -78,7 +78,9 @@ func shardCases() []shardCase {
 		sc.pack, sc.res, sc.act, sc.pix = true, true, ActHardSwish, true
 		sc.vars = map[*int]int{&maxPaddedIm2col: 0, &maxBandIm2col: 0, &convSegMACs: 1 << 9, &convSegMin: 8}
 	})
-	add(conv2("64-128s2", 1, 64, 128, 1, 56, 56, 3, 2, 1, 1), func(sc *shardCase) { sc.pack, sc.res, sc.act, sc.pix = true, true, ActRelu, true })
+	// 4 segments of 256, 256, 256 and 16 pixels: too uneven for 2 parts
+	// (evenBlocks), so ConvSplitOf splits the channels.
+	add(conv2("64-128s2", 1, 64, 128, 1, 56, 56, 3, 2, 1, 1), func(sc *shardCase) { sc.pack, sc.res, sc.act, sc.pix = true, true, ActRelu, false })
 	add(conv2("M270-packed", 1, 8, 270, 1, 8, 11, 3, 1, 1, 1), func(sc *shardCase) { sc.pack, sc.res, sc.act = true, true, ActRelu })
 	add(conv2("M262", 2, 7, 262, 1, 6, 5, 3, 2, 1, 1), func(sc *shardCase) { sc.act = ActTanh })
 	// Grouped GEMMs: whole micro-tiles per group, and groups of 5 channels.
@@ -97,7 +99,7 @@ func shardCases() []shardCase {
 		sc.wino, sc.res, sc.act, sc.path = true, true, ActHardSwish, convWinoPath
 	})
 	add(conv2("wino-M130-unpacked", 1, 32, 130, 1, 17, 16, 3, 1, 1, 1), func(sc *shardCase) {
-		sc.res, sc.act, sc.path, sc.pix = true, ActTanh, convWinoPath, true
+		sc.res, sc.act, sc.path = true, ActTanh, convWinoPath // uneven blocks: channels
 	})
 	// Several blocks of tile rows: 56×56 (two tile rows a block), H ≠ W
 	// (one), and odd sizes (a last block of fewer tile rows, and of one
@@ -109,7 +111,7 @@ func shardCases() []shardCase {
 		sc.wino, sc.res, sc.act, sc.path, sc.pix = true, true, ActSigmoid, convWinoPath, true
 	})
 	add(conv2("wino-33x21-unpacked", 2, 16, 40, 1, 33, 21, 3, 1, 1, 1), func(sc *shardCase) {
-		sc.res, sc.act, sc.path, sc.pix = true, ActHardSwish, convWinoPath, true
+		sc.res, sc.act, sc.path = true, ActHardSwish, convWinoPath // uneven blocks: channels
 	})
 	// Depthwise (the row kernel's own Relu included), a channel
 	// multiplier, and one group of fewer than MR outputs.
@@ -252,7 +254,14 @@ func TestConvPixelShardsBitIdentical(t *testing.T) {
 					if sp.Units != sc.m || sp.Align != ConvSplitAlign(cw, &a) {
 						t.Errorf("ConvSplitOf(%d) = %+v, want %d channels on multiples of %d", parts, sp, sc.m, ConvSplitAlign(cw, &a))
 					}
-					continue
+					// Blocks too uneven for ConvSplitOf to choose
+					// pixels still run as pixel ranges exactly.
+					b := a.lifted()
+					al := pixelAlign(choosePath(cw, b), cw, b)
+					if al == 0 || (os+al-1)/al < parts {
+						continue
+					}
+					sp = ConvSplit{Pixels: true, Units: os, Align: al}
 				}
 				if sp.Units != os || sp.Align <= 0 || (os+sp.Align-1)/sp.Align < parts {
 					t.Fatalf("ConvSplitOf(%d) = %+v for %d pixels", parts, sp, os)
@@ -359,6 +368,28 @@ func checkPart(t *testing.T, cw *ConvWeights, a ConvArgs, part string, whole []f
 		}
 		if bad++; bad <= 3 {
 			t.Errorf("%s: image %d channel %d pixel %d: %s", part, i/os/cw.M, ch, i%os, what)
+		}
+	}
+}
+
+// TestEvenBlocks: pixel blocks split when every part gets one and the
+// largest part is within 1.2 times an equal share.
+func TestEvenBlocks(t *testing.T) {
+	for _, c := range []struct {
+		units, align, parts int
+		want                bool
+	}{
+		{3136, 224, 2, true},  // 14 blocks of Winograd tile rows
+		{784, 256, 2, false},  // 256+256 against 392
+		{784, 256, 4, false},  // one part gets a block of 16
+		{1024, 256, 4, true},  // four equal blocks
+		{1040, 256, 4, false}, // 5 blocks: one part gets two
+		{256, 256, 2, false},  // one block
+		{2800, 256, 3, true},  // 4+4+3 blocks: 1024 against 933
+		{2000, 256, 3, true},  // 3+3+2 blocks: 768 against 667
+	} {
+		if got := evenBlocks(c.units, c.align, c.parts); got != c.want {
+			t.Errorf("evenBlocks(%d, %d, %d) = %v, want %v", c.units, c.align, c.parts, got, c.want)
 		}
 	}
 }

@@ -93,9 +93,9 @@ func buildConv(n *op.Node) (any, error) {
 		release = func() { packed.W = nil }
 	}
 	var plans planCache[*convShapes]
-	// SplitOf (op.SplittingKernel): float convolutions split by output
-	// channels where kernels.Conv can compute ranges of them exactly.
-	split := func(in []*tensor.Tensor) op.Split {
+	// SplitOf (op.SplittingKernel): float convolutions split where
+	// kernels.Conv can compute ranges of channels or pixels exactly.
+	split := func(in []*tensor.Tensor, parts int) op.Split {
 		in, _, err := f.split(in)
 		if err != nil || len(in) < 2 || in[0] == nil || !tensor.StoredAsF32(in[0].DType()) || (in[1] == nil && constShape == nil) {
 			return op.Split{}
@@ -113,12 +113,12 @@ func buildConv(n *op.Node) (any, error) {
 				return op.Split{}
 			}
 		}
-		align := kernels.ConvSplitAlign(c.weightsFor(packed, w, s), &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom})
-		if align == 0 {
+		cs := kernels.ConvSplitOf(c.weightsFor(packed, w, s), &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom}, parts)
+		if cs.Align == 0 {
 			return op.Split{}
 		}
 		out := int64(s.n) * int64(s.m) * int64(s.geom.OutSize())
-		return op.Split{Units: s.m, Align: align, MACs: out * int64(s.c/c.group*s.geom.KernelSize()), OutBytes: 4 * out}
+		return op.Split{Pixels: cs.Pixels, Units: cs.Units, Align: cs.Align, MACs: out * int64(s.c/c.group*s.geom.KernelSize()), OutBytes: 4 * out}
 	}
 	return convKernel{releasingKernel{fusingKernel{op.KernelFunc(func(ctx *op.Context, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		in, r, err := f.split(in)
@@ -167,8 +167,12 @@ func buildConv(n *op.Node) (any, error) {
 			return ctx.One(y), nil
 		}
 		cw := c.weightsFor(packed, w, s)
-		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc(),
-			Lo: ctx.Part.Lo, Hi: ctx.Part.Hi}
+		args := &kernels.ConvArgs{N: s.n, C: s.c, Geom: s.geom, X: x.F32(), Y: y.F32(), Checkpoint: ctx.CheckpointFunc()}
+		if ctx.Part.Pixels {
+			args.PixLo, args.PixHi = ctx.Part.Lo, ctx.Part.Hi
+		} else {
+			args.Lo, args.Hi = ctx.Part.Lo, ctx.Part.Hi
+		}
 		if b != nil {
 			args.Bias = b.F32()
 		}
@@ -185,15 +189,15 @@ func buildConv(n *op.Node) (any, error) {
 	}), 1, 3}, release, c.win}, split}, nil
 }
 
-// convKernel is the float Conv's kernel: it splits by output channels
-// (op.SplittingKernel).
+// convKernel is the float Conv's kernel: it splits by output channels or
+// pixels, as kernels.ConvSplitOf says (op.SplittingKernel).
 type convKernel struct {
 	releasingKernel
-	split func(in []*tensor.Tensor) op.Split
+	split func(in []*tensor.Tensor, parts int) op.Split
 }
 
 // SplitOf implements op.SplittingKernel.
-func (k convKernel) SplitOf(in []*tensor.Tensor) op.Split { return k.split(in) }
+func (k convKernel) SplitOf(in []*tensor.Tensor, parts int) op.Split { return k.split(in, parts) }
 
 // weightsFor returns the weights a run computes with: the packed constant,
 // or w wrapped as it is when it is fed (or differs from the constant).

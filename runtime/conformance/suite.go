@@ -129,22 +129,9 @@ func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Ses
 	}
 	g := s.Model().Graph
 	for _, set := range sets {
-		// Like the ONNX backend runner, input_<i>.pb feeds the i-th input that
-		// is not an initializer (IR-3 models also list their weights as inputs).
-		feeds := map[string]tensor.Value{}
-		for i, in := range s.Inputs() {
-			b, err := os.ReadFile(filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
-			if err != nil {
-				if os.IsNotExist(err) {
-					continue // omitted optional input
-				}
-				return err.Error()
-			}
-			v, err := protoconv.DecodeValue(b, in.Type.ValueKind(), 0)
-			if err != nil {
-				return "input " + in.Name + ": " + oneLine(err)
-			}
-			feeds[in.Name] = v
+		feeds, reason := ReadFeeds(s, set)
+		if reason != "" {
+			return reason
 		}
 		got, err := s.Run(context.Background(), feeds)
 		if err != nil {
@@ -168,6 +155,29 @@ func RunCaseOptions(dir string, opts *runtime.Options, inspect func(*runtime.Ses
 		return RandomReason
 	}
 	return ""
+}
+
+// ReadFeeds reads a test_data_set_* directory's inputs for s: like the
+// ONNX backend runner, input_<i>.pb feeds the i-th input that is not an
+// initializer (IR-3 models also list their weights as inputs). It returns
+// the reason when they cannot be read.
+func ReadFeeds(s *runtime.Session, set string) (map[string]tensor.Value, string) {
+	feeds := map[string]tensor.Value{}
+	for i, in := range s.Inputs() {
+		b, err := os.ReadFile(filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // omitted optional input
+			}
+			return nil, err.Error()
+		}
+		v, err := protoconv.DecodeValue(b, in.Type.ValueKind(), 0)
+		if err != nil {
+			return nil, "input " + in.Name + ": " + oneLine(err)
+		}
+		feeds[in.Name] = v
+	}
+	return feeds, ""
 }
 
 // oneLine shortens an error for the manifest: code and message, first line, bounded.

@@ -50,6 +50,10 @@ type Options struct {
 	// zero) says splitting pays; see split.go.
 	Threads    Threads
 	ThreadCost ThreadCost
+	// PartOutput, on a RunPart, returns a float32 buffer of n elements
+	// for the part's output (the executor zeroes it), so that a worker
+	// reuses one buffer from part to part instead of allocating.
+	PartOutput func(n int) []float32
 }
 
 // frame is the set of live values of one plan invocation.

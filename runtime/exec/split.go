@@ -20,7 +20,8 @@ type Threads interface {
 	// ins (the step's inputs; nil where the plan holds a constant, which
 	// the worker has too). It must not block. The returned function waits
 	// for the part and copies it into dst: the part's pieces of the
-	// step's first output, one per image, in order.
+	// step's first output (see pieces), in order; with dst nil it only
+	// waits.
 	Start(w, step int, ins []*tensor.Tensor, part op.Part) (wait func(dst [][]float32) error)
 }
 
@@ -34,10 +35,14 @@ type ThreadCost struct {
 	Margin        float64
 }
 
-// DefaultThreadCost is measured in Node on the development machine
-// (docs/threads.md): the SIMD GEMM at about 15 G multiply-adds/s, a
-// postMessage round trip of 25–50 µs, copies at about 20 GB/s.
-var DefaultThreadCost = ThreadCost{MACsPerMicro: 15000, SyncMicros: 50, BytesPerMicro: 20000, Margin: 2}
+// DefaultThreadCost is measured in Node on the development machine, 2
+// threads (docs/threads.md): the convolutions run at about 11 G
+// multiply-adds/s (ResNet-50, SqueezeNet); a split step costs about
+// 150 µs beyond its copies (the messages both ways, waking the waiting
+// instance) and its copies about 0.25 ms per MiB each (into a buffer,
+// out of it, on both sides). With these, ResNet-50's convolutions split
+// and SqueezeNet's (1–2 ms each, no faster on 2 threads) do not.
+var DefaultThreadCost = ThreadCost{MACsPerMicro: 11000, SyncMicros: 150, BytesPerMicro: 8000, Margin: 2}
 
 // parts cuts sp's units into at most n aligned parts, or returns nil when
 // splitting does not pay (inBytes: what each worker receives; outBytes: the
@@ -68,7 +73,7 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 			b++
 		}
 		hi := min(sp.Units, lo+b*sp.Align)
-		out[i] = op.Part{Lo: lo, Hi: hi}
+		out[i] = op.Part{Lo: lo, Hi: hi, Pixels: sp.Pixels}
 		lo = hi
 	}
 	return out
@@ -79,7 +84,8 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 // the workers' parts are copied in. A worker that fails has its part
 // computed here instead, so the run's result is the same either way.
 func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, f *frame, ins []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	sp := k.SplitOf(ins)
+	workers := r.opts.Threads.Workers()
+	sp := k.SplitOf(ins, workers+1)
 	send := make([]*tensor.Tensor, len(ins))
 	var inBytes int64
 	for i, t := range ins {
@@ -93,7 +99,7 @@ func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, 
 	if cost == (ThreadCost{}) {
 		cost = DefaultThreadCost
 	}
-	parts := cost.parts(sp, r.opts.Threads.Workers()+1, inBytes, sp.OutBytes)
+	parts := cost.parts(sp, workers+1, inBytes, sp.OutBytes)
 	if parts == nil {
 		return k.Run(ctx, ins)
 	}
@@ -154,26 +160,37 @@ func (r *runner) partHere(k op.SplittingKernel, ctx *op.Context, ins []*tensor.T
 	return nil
 }
 
-// pieces returns the part p of y (N × units × inner…), as one slice per
-// image, over y's float32 storage.
+// pieces returns the part p of y (N × C × spatial…) as slices over y's
+// float32 storage, in order: one per image for a range of channels, one
+// per image and channel for a range of pixels.
 func pieces(y *tensor.Tensor, p op.Part) ([][]float32, error) {
 	if y == nil || y.Rank() < 2 || !tensor.StoredAsF32(y.DType()) {
 		return nil, errs.New(errs.Internal, "a split step's output must be a float tensor of rank ≥ 2")
 	}
 	shape := y.Shape()
-	units := shape[1]
+	n, c, plane := shape[0], shape[1], 1
+	for _, d := range shape[2:] {
+		plane *= d
+	}
+	units := c
+	if p.Pixels {
+		units = plane
+	}
 	if p.Lo < 0 || p.Hi > units || p.Lo >= p.Hi {
 		return nil, errs.New(errs.Internal, "part [%d, %d) is outside the %d units of the output", p.Lo, p.Hi, units)
 	}
-	inner := 1
-	for _, d := range shape[2:] {
-		inner *= d
-	}
 	data := y.F32()
-	out := make([][]float32, shape[0])
-	for n := range out {
-		base := n * units * inner
-		out[n] = data[base+p.Lo*inner : base+p.Hi*inner]
+	if !p.Pixels {
+		out := make([][]float32, n)
+		for i := range out {
+			base := i * c * plane
+			out[i] = data[base+p.Lo*plane : base+p.Hi*plane]
+		}
+		return out, nil
+	}
+	out := make([][]float32, n*c)
+	for i := range out {
+		out[i] = data[i*plane+p.Lo : i*plane+p.Hi]
 	}
 	return out, nil
 }
@@ -181,7 +198,7 @@ func pieces(y *tensor.Tensor, p op.Part) ([][]float32, error) {
 // RunPart computes part p of top-level step `step` of plan pl, a worker's
 // share of a split step (see Threads): ins are the step's inputs as the
 // main instance sent them, nil where the plan holds a constant. It returns
-// the part's pieces of the step's first output, one per image.
+// the part's pieces of the step's first output (see pieces).
 func RunPart(ctx context.Context, pl *plan.Plan, step int, ins []*tensor.Tensor, p op.Part, opts Options) (out [][]float32, err error) {
 	if step < 0 || step >= len(pl.Steps) {
 		return nil, errs.New(errs.Internal, "step %d is not in the plan (%d steps)", step, len(pl.Steps))
@@ -205,6 +222,22 @@ func RunPart(ctx context.Context, pl *plan.Plan, step int, ins []*tensor.Tensor,
 		}
 	}
 	r := &runner{ctx: ctx, opts: opts, part: p}
+	if opts.PartOutput != nil {
+		// The step's first float32 allocation, its output, goes into the
+		// caller's buffer; any other is fresh.
+		s := r.newScratch()
+		first := true
+		s.ctx.AllocFloat32 = func(n int) []float32 {
+			if !first {
+				return make([]float32, n)
+			}
+			first = false
+			b := opts.PartOutput(n)
+			clear(b)
+			return b
+		}
+		r.scratch = []*scratch{s}
+	}
 	outs, err := r.step(st, &frame{p: pl, vals: vals})
 	if err != nil {
 		return nil, err

@@ -146,9 +146,10 @@ func TestRunThreadsBitIdentical(t *testing.T) {
 				}
 			}
 		}
-		// Six convolutions per run, each cut into workers+1 parts.
-		if got, wantParts := th.started.Load(), int64(2*6*tc.workers); got != wantParts {
-			t.Errorf("%d workers: %d parts were handed out, want %d", tc.workers, got, wantParts)
+		// Six convolutions per run, each cut into 2 to workers+1 parts
+		// (fewer where its blocks of pixels are fewer or uneven).
+		if got := th.started.Load(); got < 2*6 || got > int64(2*6*tc.workers) {
+			t.Errorf("%d workers: %d parts were handed out, want %d to %d", tc.workers, got, 2*6, 2*6*tc.workers)
 		}
 	}
 }

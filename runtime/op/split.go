@@ -5,14 +5,18 @@ import "github.com/gort-dev/gort/runtime/tensor"
 // Splitting a step across threads (docs/threads.md). Go's WebAssembly port
 // has no threads, so the executor hands parts of a heavy step to other
 // instances of gort (workers holding the same plan) and computes one part
-// itself. A part is a range of units along axis 1 of the step's first
-// output (output channels, for an N × C × … tensor): each instance
-// computes its range, and the executor puts the ranges together.
+// itself. A part is a range of units of the step's first output (N × C ×
+// spatial…): either of its channels (axis 1), or of its pixels (the
+// flattened spatial axes, the same range in every channel plane). Each
+// instance computes its range, and the executor puts the ranges together.
 
 // Split is what a kernel tells the executor about splitting one run.
 type Split struct {
-	// Units is the length of the split axis (axis 1 of the first output);
-	// 0 means this run cannot be split.
+	// Pixels: parts are ranges of pixels of each channel plane, not of
+	// channels.
+	Pixels bool
+	// Units is the length of the split axis (channels, or pixels per
+	// plane); 0 means this run cannot be split.
 	Units int
 	// Align is the multiple every part's bounds must be on (the last part
 	// may end at Units) for the parts to be bit-identical to a whole run.
@@ -30,13 +34,17 @@ type Split struct {
 // other units unwritten.
 type SplittingKernel interface {
 	Kernel
-	// SplitOf says whether and how a run on these inputs can be split.
-	SplitOf(in []*tensor.Tensor) Split
+	// SplitOf says whether and how a run on these inputs can be split
+	// into at most parts parts.
+	SplitOf(in []*tensor.Tensor, parts int) Split
 }
 
-// Part is a range of units along the split axis; the zero Part is the
-// whole output.
-type Part struct{ Lo, Hi int }
+// Part is a range of units along the split axis (Pixels says which); the
+// zero Part is the whole output.
+type Part struct {
+	Lo, Hi int
+	Pixels bool
+}
 
 // Whole reports whether p asks for the whole output.
 func (p Part) Whole() bool { return p.Hi == 0 }

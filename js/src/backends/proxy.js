@@ -157,9 +157,11 @@ export function serveWorker(scope) {
           // Into the largest buffer the pool sent back (recycle), if any.
           spare.sort((a, b) => a.byteLength - b.byteLength);
           const buf = spare.pop();
-          const bytes = backend.runPart(info, m.step, m.inputs, m.lo, m.hi, buf ? new Uint8Array(buf) : undefined);
+          const bytes = backend.runPart(info, m.step, m.inputs, m.lo, m.hi, m.pixels, buf ? new Uint8Array(buf) : undefined);
           if (buf && bytes.buffer !== buf) spare.push(buf);
-          reply(bytes, [bytes.buffer]);
+          // The inputs' buffers go back too, for the next parts' inputs.
+          const inputs = m.inputs.filter((t) => t && t.bytes).map((t) => t.bytes.buffer);
+          reply({ bytes, inputs }, [bytes.buffer, ...inputs]);
           break;
         }
         case 'recycle': {

@@ -148,6 +148,8 @@ export function wasmBackend(source) {
     name: 'wasm',
     proxied: false,
     async ready() { await get(); },
+    // The thread pool of the running instance (tests), or null.
+    threadPool() { return inst ? inst.pool : null; },
     async load(bytes, opts) {
       const s = await get();
       const info = await track(s, (api) => api.load(bytes, opts));
@@ -165,8 +167,9 @@ export function wasmBackend(source) {
       if (s.dead) throw gortError(ErrorCode.INTERNAL, 'the gort runtime stopped; create the session again');
       const t0 = performance.now();
       // A session whose last run was short runs synchronously (quick.js),
-      // unless GPU outputs are asked for.
-      if (info.lastRunMs < quickLimitMs(ro.yieldIntervalMs) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
+      // unless GPU outputs are asked for or it has worker threads (a
+      // synchronous run cannot wait for them).
+      if (!info.pool && info.lastRunMs < quickLimitMs(ro.yieldIntervalMs) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
         let out;
         try {
           out = runQuick(s.api, s.instance.exports.mem, info, feeds, fetches);
@@ -193,9 +196,9 @@ export function wasmBackend(source) {
       if (!info.state.dead) syncCall(info.state, (api) => api.release(info.id));
     },
     // A worker's part of a split step (wasm/threads.go): the part's bytes.
-    runPart(info, step, inputs, lo, hi, spare) {
+    runPart(info, step, inputs, lo, hi, pixels, spare) {
       if (info.state.dead) throw gortError(ErrorCode.WORKER_LOST, 'the gort runtime of this worker stopped');
-      return syncCall(info.state, (api) => api.runPart(info.id, step, inputs, lo, hi, spare));
+      return syncCall(info.state, (api) => api.runPart(info.id, step, inputs, lo, hi, pixels, spare));
     },
     async decode(bytes, kind) {
       const s = await get();

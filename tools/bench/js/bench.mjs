@@ -50,8 +50,11 @@ const { values: args } = parseArgs({
     'no-browser': { type: 'boolean', default: false },
     'no-gemm': { type: 'boolean', default: false },
     'no-threads': { type: 'boolean', default: false },
-    // The reference onnxruntime-web configuration's thread count (default:
-    // onnxruntime-web's own default, min(4, cores / 2); run only if above 1).
+    // The thread count of the threaded comparison: gort and
+    // onnxruntime-web both with this many threads (run only if above 1;
+    // default 2, even on 2 cores).
+    threads: { type: 'string', default: process.env.THREADS || '2' },
+    // An older spelling of --threads.
     'ort-threads': { type: 'string', default: '' },
   },
 });
@@ -152,7 +155,7 @@ class Runner {
 
 // ORT's default thread count in Node: min(4, ceil(cores / 2)).
 const ortDefaultThreads = Math.min(4, Math.ceil(cpus().length / 2));
-const refThreads = Number(args['ort-threads']) || ortDefaultThreads;
+const refThreads = Number(args['ort-threads']) || Number(args.threads) || ortDefaultThreads;
 
 // coldStarts measures cold create + first run of each runtime in a fresh
 // Node process of its own (cold.mjs says why), coldReps times, alternating
@@ -193,12 +196,26 @@ async function benchModel(m) {
   const cold = coldStarts(m, specs);
   const sp = m.spec || null;
   const runners = [new Runner('gort', 'gort', 'gort', 0, m.dir, sp), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir, sp)];
-  if (!args['no-threads'] && refThreads > 1) runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir, sp));
+  if (!args['no-threads'] && refThreads > 1) {
+    runners.push(new Runner('gortN', `gort ${refThreads} threads`, 'gort', refThreads, m.dir, sp));
+    runners.push(new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir, sp));
+  }
   const res = { name: m.name };
   if (m.corpus) Object.assign(res, { corpus: true, source: m.source, category: m.category });
   for (const r of runners) {
     const c = await r.step('create');
     if (c) Object.assign(r, { create: c.ms, threads: c.threads, version: c.version });
+  }
+  // A model gort finds nothing to split in (no convolution) runs on one
+  // thread whatever is asked: no threaded comparison for it.
+  const gN = runners.find((r) => r.key === 'gortN');
+  if (gN && !gN.error && gN.threads < refThreads) {
+    for (const k of ['gortN', 'ortN']) {
+      const i = runners.findIndex((r) => r.key === k);
+      await runners[i].close();
+      runners.splice(i, 1);
+    }
+    res.threadsSkipped = `gort splits nothing here (${gN.threads} thread)`;
   }
   for (const r of runners) {
     const c = await r.step('run');
@@ -284,7 +301,7 @@ function machine() {
   return {
     cpu: `${c.length} × ${c[0]?.model ?? 'unknown CPU'}`, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version,
     platform: `${process.platform}/${process.arch}`, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), commit, gortVersion,
-    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads, refThreads,
+    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads, refThreads, cores: c.length,
   };
 }
 

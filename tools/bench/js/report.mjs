@@ -75,9 +75,24 @@ export function renderMarkdown(res, cmp) {
     if (res.models.length) L.push('', '### Classic CNNs and generated models', '');
   }
   if (res.models.length || !corpus.length) mainTable(L, res.models);
-  const errs = all.flatMap((r) => ['gort', 'ort1', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
+  const errs = all.flatMap((r) => ['gort', 'ort1', 'gortN', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
   if (errs.length) L.push('', 'Failures:', '', ...errs);
-  const thr = all.filter((r) => r.ortN);
+  const both = all.filter((r) => r.gortN && r.ortN);
+  if (both.length) {
+    const n = m.refThreads;
+    L.push('', `### Threads: gort and onnxruntime-web with ${n} threads each`, '');
+    L.push(`gort's threads are Workers holding their own copy of the model (docs/threads.md); its MiB is the calling instance's`);
+    L.push(`only. ${n > (m.cores ?? n) ? 'More threads than cores: an oversubscription figure. ' : ''}Models gort splits nothing in run on one thread and are left out.`, '');
+    L.push(`| model | gort ${n}t median | ORT ${n}t median | **gort / ORT, ${n} threads** | gort 1t / gort ${n}t | ORT 1t / ORT ${n}t | gort ${n}t create | ORT ${n}t create |`,
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const r of both) {
+      const g = r.gortN, o = r.ortN;
+      const q = (a, b) => (a && b ? ratio(a / b) : '—');
+      L.push(`| ${r.name} | ${cell(g, 'median', ms)} | ${cell(o, 'median', ms)} | **${q(g.median, o.median)}** | ${q(r.gort.median, g.median)} | ` +
+        `${q(r.ort1.median, o.median)} | ${cell(g, 'create', ms)} | ${cell(o, 'create', ms)} |`);
+    }
+  }
+  const thr = all.filter((r) => r.ortN && !r.gortN);
   if (thr.length) {
     L.push('', `### onnxruntime-web with ${m.refThreads ?? m.ortDefaultThreads} threads (its default here: ${m.ortDefaultThreads}), for reference`, '');
     L.push('| model | create | 1st run | median | p90 | MiB | gort / this |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');

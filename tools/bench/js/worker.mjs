@@ -41,7 +41,7 @@ async function create() {
   const t0 = performance.now();
   if (runtime === 'gort') {
     rt = await import(gortURL);
-    session = await rt.InferenceSession.create(model);
+    session = await rt.InferenceSession.create(model, { intraOpNumThreads: threads || 1 });
   } else {
     rt = await import(ortURL);
     if (threads) rt.env.wasm.numThreads = threads;
@@ -53,7 +53,7 @@ async function create() {
   feeds = {};
   if (spec?.inputs) for (const t of makeInputs(spec.inputs, spec.id)) feeds[t.name] = new rt.Tensor(t.type, t.data, t.dims);
   else readInputs(dir).forEach((t, i) => { feeds[session.inputNames[i]] = new rt.Tensor(t.type, t.data, t.dims); });
-  return { ms, threads: runtime === 'gort' ? 1 : rt.env.wasm.numThreads, version: runtime === 'gort' ? '' : rt.env.versions?.web };
+  return { ms, threads: runtime === 'gort' ? session.threads : rt.env.wasm.numThreads, version: runtime === 'gort' ? '' : rt.env.versions?.web };
 }
 
 let last;
