@@ -143,6 +143,7 @@ export function threadPool(module) {
 // The threads of one session: the object gort.wasm's run calls
 // (workers(), start()), release, and the count in use.
 function sessionThreads(members, info, stats) {
+  let st = null; // the object returned below
   // Input buffers the workers sent back, for the next parts' inputs.
   const spare = [];
   const keep = (b) => {
@@ -157,8 +158,9 @@ function sessionThreads(members, info, stats) {
     if (!warned && info.logSeverityLevel <= 2) console.warn('[gort]', `${ErrorCode.WORKER_LOST}: a worker thread failed (${e && e.message ? e.message : e}); its part ran on the calling thread`);
     warned = true;
   };
-  return {
+  st = {
     get count() { return live().length + 1; },
+    parts: 0, // handed out by this session's runs
     forRun: {
       workers: () => live().length,
       // An input's buffer: one a worker sent back, else a fresh one.
@@ -174,6 +176,7 @@ function sessionThreads(members, info, stats) {
         const m = live()[w];
         if (!m) { done(new Error('no such worker')); return; }
         stats.parts++;
+        st.parts++;
         const transfer = [];
         for (const t of inputs) if (t && t.bytes) transfer.push(t.bytes.buffer);
         m.w.post({ type: 'part', handle: m.handle, step, inputs, lo, hi, pixels }, transfer)
@@ -198,4 +201,5 @@ function sessionThreads(members, info, stats) {
     },
     members,
   };
+  return st;
 }

@@ -81,6 +81,25 @@ test('browser: squeezenet via ES module, classic <script> and proxy Worker, unde
   }
 });
 
+// Threads in a page served without COOP/COEP (so no SharedArrayBuffer):
+// two threads, the second a module Worker, give one thread's bits.
+test('browser: threads as module Workers, without cross-origin isolation', { timeout: 120000 }, async (t) => {
+  const { base, context } = await launch(t, []);
+  const p = await context.newPage();
+  const logs = [];
+  p.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+  p.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  await p.goto(`${base}/test/browser/threads.html`);
+  await p.waitForFunction(() => window.__gortResult !== undefined, null, { timeout: 90000 });
+  const r = await p.evaluate(() => window.__gortResult);
+  console.log(`browser threads: ${JSON.stringify(r)}`);
+  assert.ok(!r.error, `${r.error}\n${logs.join('\n')}`);
+  assert.equal(r.crossOriginIsolated, false);
+  assert.equal(r.threads, 2);
+  assert.ok(r.parts >= 3, `only ${r.parts} parts went to the worker`);
+  assert.ok(r.same, 'two threads gave other bits than one');
+});
+
 // WebGPU through the public API, on Chromium's software adapter
 // (SwiftShader, --enable-unsafe-webgpu): the plan places squeezenet's nodes
 // on the GPU, session.executionProviders says so, and the output matches.

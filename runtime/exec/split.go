@@ -37,12 +37,15 @@ type ThreadCost struct {
 
 // DefaultThreadCost is measured in Node on the development machine, 2
 // threads (docs/threads.md): the convolutions run at about 11 G
-// multiply-adds/s (ResNet-50, SqueezeNet); a split step costs about
-// 150 µs beyond its copies (the messages both ways, waking the waiting
-// instance) and its copies about 0.25 ms per MiB each (into a buffer,
-// out of it, on both sides). With these, ResNet-50's convolutions split
-// and SqueezeNet's (1–2 ms each, no faster on 2 threads) do not.
-var DefaultThreadCost = ThreadCost{MACsPerMicro: 11000, SyncMicros: 150, BytesPerMicro: 8000, Margin: 2}
+// multiply-adds/s (ResNet-50, SqueezeNet); the copies of a split step take
+// about 0.25 ms per MiB each (into a buffer and out of it, on both sides);
+// and a split step costs about 0.5 ms more than that (the messages both
+// ways, waking the waiting instance, the worker's part finishing later
+// than the caller's), found from SqueezeNet, whose convolutions of 1–2 ms
+// each ran slower split (34 → 40 ms a run) under a rule that counted
+// 50 µs. With these, ResNet-50's large convolutions split and SqueezeNet's
+// small ones do not.
+var DefaultThreadCost = ThreadCost{MACsPerMicro: 11000, SyncMicros: 500, BytesPerMicro: 8000, Margin: 2}
 
 // parts cuts sp's units into at most n aligned parts, or returns nil when
 // splitting does not pay (inBytes: what each worker receives; outBytes: the

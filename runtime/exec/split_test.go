@@ -78,9 +78,12 @@ func (g *goThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(
 // pointwise with packed weights, depthwise at stride 2, a pointwise one
 // with a fused residual and Relu, and 130 output channels (not a multiple
 // of the GEMM's row tile) at stride 2; two images, H ≠ W.
-func convNet() *tm.Model {
+func convNet() *tm.Model { return convNetAt(20, 28) }
+
+// convNetAt is convNet on h×w images (multiples of 4).
+func convNetAt(h, w int) *tm.Model {
 	m := tm.New(13)
-	m.Input("x", tensor.Float, 2, 3, 20, 28)
+	m.Input("x", tensor.Float, 2, 3, h, w)
 	seed := uint32(7)
 	weight := func(name string, shape ...int) string {
 		n := 1
@@ -105,7 +108,7 @@ func convNet() *tm.Model {
 	m.Node("Add", []string{"c5", "c4"}, []string{"a5"})
 	m.Node("Relu", []string{"a5"}, []string{"r5"})
 	m.Node("Conv", []string{"r5", weight("w6", 130, 72, 3, 3)}, []string{"y"}, pads, tm.Ints("strides", 2, 2))
-	m.Output("y", tensor.Float, 2, 130, 5, 7)
+	m.Output("y", tensor.Float, 2, 130, h/4, w/4)
 	return m
 }
 
@@ -154,14 +157,15 @@ func TestRunThreadsBitIdentical(t *testing.T) {
 	}
 }
 
-// TestThreadCostSplitsOnlyLargeSteps: under the default cost rule, the
-// convolutions of a few hundred thousand multiply-adds (the depthwise one,
-// the first one's 3 input channels) are not worth a round trip to a
-// worker, while the 13 M multiply-adds of the Winograd one are.
+// TestThreadCostSplitsOnlyLargeSteps: under the default cost rule, on
+// 80×112 images, the convolutions of a few million multiply-adds (the
+// depthwise one, the first one's 3 input channels) are not worth the
+// copies and the round trip to a worker, while the 200 M multiply-adds of
+// the Winograd one are.
 func TestThreadCostSplitsOnlyLargeSteps(t *testing.T) {
-	main := compileWith(t, convNet(), plan.All)
-	th := &goThreads{p: compileWith(t, convNet(), plan.All), workers: 1}
-	x := tensor.New(tensor.Float, 2, 3, 20, 28)
+	main := compileWith(t, convNetAt(80, 112), plan.All)
+	th := &goThreads{p: compileWith(t, convNetAt(80, 112), plan.All), workers: 1}
+	x := tensor.New(tensor.Float, 2, 3, 80, 112)
 	if _, err := exec.Run(context.Background(), main, map[string]tensor.Value{"x": x}, []string{"y"}, exec.Options{Threads: th}); err != nil {
 		t.Fatal(err)
 	}

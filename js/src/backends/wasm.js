@@ -167,9 +167,9 @@ export function wasmBackend(source) {
       if (s.dead) throw gortError(ErrorCode.INTERNAL, 'the gort runtime stopped; create the session again');
       const t0 = performance.now();
       // A session whose last run was short runs synchronously (quick.js),
-      // unless GPU outputs are asked for or it has worker threads (a
-      // synchronous run cannot wait for them).
-      if (!info.pool && info.lastRunMs < quickLimitMs(ro.yieldIntervalMs) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
+      // unless GPU outputs are asked for or its last run gave worker
+      // threads parts (a synchronous run cannot wait for them).
+      if (!info.lastRunSplit && info.lastRunMs < quickLimitMs(ro.yieldIntervalMs) && !(ro.gpuOutputs && ro.gpuOutputs.length)) {
         let out;
         try {
           out = runQuick(s.api, s.instance.exports.mem, info, feeds, fetches);
@@ -184,8 +184,10 @@ export function wasmBackend(source) {
         }
       }
       const threads = info.pool ? info.pool.forRun : undefined;
+      const parts = info.pool ? info.pool.parts : 0;
       const out = await track(s, (api) => api.run(info.id, runId, feeds, fetches, { yieldIntervalMs: ro.yieldIntervalMs, macrotask, gpuOutputs: ro.gpuOutputs, threads }));
       info.lastRunMs = performance.now() - t0;
+      info.lastRunSplit = info.pool ? info.pool.parts > parts : false;
       return out;
     },
     abort(info, runId) {

@@ -27,6 +27,7 @@ const gort = await import('/js/dist/gort.mjs');
 current = 'ort';
 const ort = await import('/tools/bench/js/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
 ort.env.wasm.numThreads = 1;
+gort.env.wasm.numThreads = 1; // both on one thread (gort's default follows the cores too)
 ort.env.wasm.proxy = false;
 ort.env.logLevel = 'error';
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };

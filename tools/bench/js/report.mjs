@@ -100,7 +100,7 @@ export function renderMarkdown(res, cmp) {
       const t = r.ortN;
       L.push(`| ${r.name} | ${cell(t, 'create', ms)} | ${cell(t, 'first', ms)} | ${cell(t, 'median', ms)} | ${cell(t, 'p90', ms)} | ${cell(t, 'memory', mb)} | ${r.gort.median && t.median ? ratio(r.gort.median / t.median) : '—'} |`);
     }
-  } else {
+  } else if (!both.length) {
     L.push('', `onnxruntime-web's default thread count here is ${m.ortDefaultThreads} (min(4, cores/2)), so its "default threads" column would repeat the 1-thread one.`);
   }
   if (res.browser) {
