@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"testing"
 
 	gort "github.com/gort-dev/gort/runtime"
@@ -63,6 +64,9 @@ func TestNodeSuiteThreaded(t *testing.T) {
 func TestBenchNetsThreaded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs whole networks; skipped with -short")
+	}
+	if goruntime.GOOS == "js" {
+		t.Skip("goroutines share one thread under GOOS=js (the JS package's threads are tested in js/test/threads.test.mjs)")
 	}
 	for _, dir := range []string{"../../testdata/bench/test_squeezenet", "../../testdata/bench/test_resnet50"} {
 		if r := RunCaseOptions(dir, &gort.Options{Threads: 2}, nil); r != "" {

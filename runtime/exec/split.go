@@ -118,17 +118,19 @@ func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, 
 		y = outs[0]
 	}
 	for w, wait := range waits {
-		dst, perr := pieces(y, parts[w+1])
-		if perr == nil && y != nil {
-			perr = wait(dst)
-		} else {
+		if err != nil {
 			wait(nil) // collect the part, to drop it
+			continue
 		}
-		if perr != nil && err == nil {
-			perr = r.partHere(k, ctx, ins, parts[w+1], dst)
-		}
-		if err == nil && perr != nil {
+		dst, perr := pieces(y, parts[w+1])
+		if perr != nil {
+			wait(nil)
 			err = perr
+			continue
+		}
+		if wait(dst) != nil {
+			// The worker failed: the part is computed here.
+			err = r.partHere(k, ctx, ins, parts[w+1], dst)
 		}
 	}
 	return outs, err
