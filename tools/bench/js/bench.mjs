@@ -50,10 +50,10 @@ const { values: args } = parseArgs({
     'no-browser': { type: 'boolean', default: false },
     'no-gemm': { type: 'boolean', default: false },
     'no-threads': { type: 'boolean', default: false },
-    // The thread count of the threaded comparison: gort and
-    // onnxruntime-web both with this many threads (run only if above 1;
-    // default 2, even on 2 cores).
-    threads: { type: 'string', default: process.env.THREADS || '2' },
+    // The thread counts of the threaded comparison: gort and
+    // onnxruntime-web both with each of these many threads (counts above 1;
+    // default 2 and 4, even on 2 cores, where 4 oversubscribes them).
+    threads: { type: 'string', default: process.env.THREADS || '2,4' },
     // An older spelling of --threads.
     'ort-threads': { type: 'string', default: '' },
   },
@@ -155,7 +155,8 @@ class Runner {
 
 // ORT's default thread count in Node: min(4, ceil(cores / 2)).
 const ortDefaultThreads = Math.min(4, Math.ceil(cpus().length / 2));
-const refThreads = Number(args['ort-threads']) || Number(args.threads) || ortDefaultThreads;
+const threadCounts = (args['ort-threads'] || args.threads).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 1);
+const refThreads = threadCounts[0] || ortDefaultThreads;
 
 // coldStarts measures cold create + first run of each runtime in a fresh
 // Node process of its own (cold.mjs says why), coldReps times, alternating
@@ -203,9 +204,12 @@ async function benchModel(m) {
   // runtime's (MobileNetV3's gort/ORT ratio went from 0.84 to 1.10).
   const outs = await measure(res, cold, [new Runner('gort', 'gort', 'gort', 1, m.dir, sp), new Runner('ort1', 'ORT-web 1 thread', 'ort', 1, m.dir, sp)], 0);
   res.agreement = outs.gort && outs.ort1 ? agreement(outs.gort, outs.ort1) : null;
-  if (!args['no-threads'] && refThreads > 1) {
-    await measure(res, cold, [new Runner('gortN', `gort ${refThreads} threads`, 'gort', refThreads, m.dir, sp),
-      new Runner('ortN', `ORT-web ${refThreads} threads`, 'ort', refThreads, m.dir, sp)], threadPauseMs);
+  for (const n of args['no-threads'] ? [] : threadCounts) {
+    const into = {};
+    await measure(into, cold, [new Runner('gort', `gort ${n} threads`, 'gort', n, m.dir, sp),
+      new Runner('ort', `ORT-web ${n} threads`, 'ort', n, m.dir, sp)], threadPauseMs, n);
+    if (into.skipped) { res.threadsSkipped = into.skipped; console.log(`  ${m.name}: ${n} threads: ${into.skipped}`); break; }
+    (res.threads ||= {})[n] = into;
   }
   const g = res.gort, o = res.ort1;
   res.ratio = g.median && o.median ? g.median / o.median : null;
@@ -213,51 +217,57 @@ async function benchModel(m) {
   return res;
 }
 
-// Between two runs of the threaded phase, a pause long enough for
-// onnxruntime-web's spinning threads to go to sleep before the other
-// runtime's run starts.
-const threadPauseMs = 3;
+// Between the blocks of runs of the threaded phase, a pause long enough
+// for onnxruntime-web's spinning threads to go to sleep.
+const threadPauseMs = 200;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// measure creates, warms and runs runners interleaved (pauseMs before each
-// run), fills res[runner.key] and returns each runner's outputs. A gort
-// runner whose session got fewer threads than asked (it splits nothing in
-// this model) ends the phase: there is nothing to compare.
-async function measure(res, cold, runners, pauseMs) {
+// measure creates, warms and runs runners (interleaved, or with pauseMs in
+// blocks), fills res[runner.key] and returns each runner's outputs. With
+// threads, a gort runner whose session got fewer threads (it splits
+// nothing in this model) ends the phase: there is nothing to compare
+// (res.skipped says so).
+async function measure(res, cold, runners, pauseMs, threads = 1) {
   for (const r of runners) {
     const c = await r.step('create');
     if (c) Object.assign(r, { create: c.ms, threads: c.threads, version: c.version });
   }
-  const gN = runners.find((r) => r.key === 'gortN');
-  if (gN && !gN.error && gN.threads < refThreads) {
+  const g = runners.find((r) => r.runtime === 'gort');
+  if (threads > 1 && g && !g.error && g.threads < threads) {
     for (const r of runners) await r.close();
-    res.threadsSkipped = `gort splits nothing here (${gN.threads} thread)`;
+    res.skipped = `gort splits nothing here (${g.threads} thread)`;
     return {};
   }
-  const run = async (r) => {
-    if (pauseMs) await sleep(pauseMs);
-    return r.step('run');
-  };
-  for (const r of runners) {
-    const c = await run(r);
-    if (c) r.first = c.ms;
-  }
-  for (const r of runners) r.warm = { runs: 0, ms: 0 };
-  for (let i = 0; i < warmMaxRuns && runners.some((r) => !r.error && r.warm.ms < warmMs); i++) {
-    for (const r of runners) {
-      if (r.warm.ms >= warmMs) continue;
-      const c = await run(r);
-      if (c) { r.warm.runs++; r.warm.ms += c.ms; }
+  // Interleaved (the one-thread phase): run by run, so that the machine's
+  // noise hits both runtimes alike. In blocks (the threaded phase): each
+  // runtime's runs one after the other, with a pause between blocks, so
+  // that onnxruntime-web's spinning threads never overlap gort's runs (a
+  // pause before every run would measure runs after an idle gap instead).
+  const blocks = pauseMs > 0;
+  const groups = blocks ? runners.map((r) => [r]) : [runners];
+  for (const group of groups) {
+    if (blocks) await sleep(pauseMs);
+    for (const r of group) {
+      const c = await r.step('run');
+      if (c) r.first = c.ms;
     }
-  }
-  const slowest = Math.max(1, ...runners.filter((r) => !r.error).map((r) => r.warm.runs ? r.warm.ms / r.warm.runs : r.first));
-  const n = Math.max(iters.min, Math.min(iters.max, Math.floor(iters.budgetMs / slowest)));
-  for (let i = 0; i < n; i++) {
-    // Rotate who goes first so that no runtime always follows the same one.
-    for (let j = 0; j < runners.length; j++) {
-      const r = runners[(i + j) % runners.length];
-      const c = await run(r);
-      if (c) r.runs.push(c.ms);
+    for (const r of group) r.warm = { runs: 0, ms: 0 };
+    for (let i = 0; i < warmMaxRuns && group.some((r) => !r.error && r.warm.ms < warmMs); i++) {
+      for (const r of group) {
+        if (r.warm.ms >= warmMs) continue;
+        const c = await r.step('run');
+        if (c) { r.warm.runs++; r.warm.ms += c.ms; }
+      }
+    }
+    const slowest = Math.max(1, ...group.filter((r) => !r.error).map((r) => r.warm.runs ? r.warm.ms / r.warm.runs : r.first));
+    const n = Math.max(iters.min, Math.min(iters.max, Math.floor(iters.budgetMs / slowest)));
+    for (let i = 0; i < n; i++) {
+      // Rotate who goes first so that no runtime always follows the same one.
+      for (let j = 0; j < group.length; j++) {
+        const r = group[(i + j) % group.length];
+        const c = await r.step('run');
+        if (c) r.runs.push(c.ms);
+      }
     }
   }
   const outs = {};
@@ -269,7 +279,7 @@ async function measure(res, cold, runners, pauseMs) {
   for (const r of runners) {
     // Create and first run as reported: the fresh-process ones where there
     // are, else (the threaded runners) those of this process.
-    const c = cold[r.key];
+    const c = threads > 1 ? null : cold[r.key];
     const create = c ? c.create ?? null : r.create, first = c ? c.first ?? null : r.first;
     res[r.key] = {
       label: r.label, error: r.error, create, first, threads: r.threads, version: r.version,
@@ -318,7 +328,7 @@ function machine() {
   return {
     cpu: `${c.length} × ${c[0]?.model ?? 'unknown CPU'}`, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version,
     platform: `${process.platform}/${process.arch}`, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), commit, gortVersion,
-    mode: args.quick ? 'QUICK (few iterations: indicative only)' : 'full', ortDefaultThreads, refThreads, cores: c.length,
+    mode: args.quick ? "QUICK (few iterations: indicative only)" : "full", ortDefaultThreads, refThreads, threadCounts, threadPauseMs, cores: c.length,
   };
 }
 

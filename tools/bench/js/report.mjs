@@ -75,21 +75,23 @@ export function renderMarkdown(res, cmp) {
     if (res.models.length) L.push('', '### Classic CNNs and generated models', '');
   }
   if (res.models.length || !corpus.length) mainTable(L, res.models);
-  const errs = all.flatMap((r) => ['gort', 'ort1', 'gortN', 'ortN'].filter((k) => r[k]?.error).map((k) => `- ${r.name}, ${r[k].label}: ${r[k].error}`));
+  const errs = all.flatMap((r) => [...['gort', 'ort1', 'ortN'].map((k) => r[k]), ...Object.values(r.threads || {}).flatMap((t) => [t.gort, t.ort])]
+    .filter((x) => x?.error).map((x) => `- ${r.name}, ${x.label}: ${x.error}`));
   if (errs.length) L.push('', 'Failures:', '', ...errs);
-  const both = all.filter((r) => r.gortN && r.ortN);
-  if (both.length) {
-    const n = m.refThreads;
-    L.push('', `### Threads: gort and onnxruntime-web with ${n} threads each`, '');
-    L.push(`gort's threads are Workers holding their own copy of the model (docs/threads.md); its MiB is the calling instance's`);
-    L.push(`only. ${n > (m.cores ?? n) ? 'More threads than cores: an oversubscription figure. ' : ''}Models gort splits nothing in run on one thread and are left out.`, '');
-    L.push(`| model | gort ${n}t median | ORT ${n}t median | **gort / ORT, ${n} threads** | gort 1t / gort ${n}t | ORT 1t / ORT ${n}t | gort ${n}t create | ORT ${n}t create |`,
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-    for (const r of both) {
-      const g = r.gortN, o = r.ortN;
-      const q = (a, b) => (a && b ? ratio(a / b) : '—');
-      L.push(`| ${r.name} | ${cell(g, 'median', ms)} | ${cell(o, 'median', ms)} | **${q(g.median, o.median)}** | ${q(r.gort.median, g.median)} | ` +
-        `${q(r.ort1.median, o.median)} | ${cell(g, 'create', ms)} | ${cell(o, 'create', ms)} |`);
+  const threaded = all.filter((r) => r.threads);
+  if (threaded.length) {
+    const counts = m.threadCounts || [m.refThreads];
+    L.push('', `### Threads: gort and onnxruntime-web with ${counts.join(' and ')} threads each`, '');
+    L.push(`Measured after the one-thread runs, each runtime's runs in a block of its own, ${m.threadPauseMs ?? 200} ms apart (onnxruntime-web's`);
+    L.push(`threads spin after a run and slowed whatever ran beside them). gort's threads are Workers holding their own copy of the model (docs/threads.md). ${counts.some((n) => n > (m.cores ?? n)) ? `This machine has ${m.cores} cores: more threads than that is an oversubscription figure. ` : ''}Models`);
+    L.push(`gort splits nothing in (no convolution large enough) run on one thread and are left out${all.some((r) => r.threadsSkipped) ? ` (${all.filter((r) => r.threadsSkipped).map((r) => r.name).join(', ')})` : ''}.`, '');
+    L.push('| model | threads | gort median | ORT median | **gort / ORT** | gort 1t / gort | ORT 1t / ORT |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    const q = (a, b) => (a && b ? ratio(a / b) : '—');
+    for (const r of threaded) {
+      for (const [n, t] of Object.entries(r.threads)) {
+        const g = t.gort || {}, o = t.ort || {};
+        L.push(`| ${r.name} | ${n} | ${cell(g, 'median', ms)} | ${cell(o, 'median', ms)} | **${q(g.median, o.median)}** | ${q(r.gort.median, g.median)} | ${q(r.ort1.median, o.median)} |`);
+      }
     }
   }
   const thr = all.filter((r) => r.ortN && !r.gortN);
@@ -100,7 +102,7 @@ export function renderMarkdown(res, cmp) {
       const t = r.ortN;
       L.push(`| ${r.name} | ${cell(t, 'create', ms)} | ${cell(t, 'first', ms)} | ${cell(t, 'median', ms)} | ${cell(t, 'p90', ms)} | ${cell(t, 'memory', mb)} | ${r.gort.median && t.median ? ratio(r.gort.median / t.median) : '—'} |`);
     }
-  } else if (!both.length) {
+  } else if (!threaded.length) {
     L.push('', `onnxruntime-web's default thread count here is ${m.ortDefaultThreads} (min(4, cores/2)), so its "default threads" column would repeat the 1-thread one.`);
   }
   if (res.browser) {
