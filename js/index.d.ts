@@ -212,7 +212,11 @@ export declare class InferenceSession {
   /** The providers in use: ['webgpu', 'wasm'] when some nodes run on the GPU, else ['wasm'] (also after a lost device). */
   readonly executionProviders: readonly string[];
   /** Where each node runs, with the reason for every node that stays on the CPU. */
-  readonly placements: ReadonlyArray<{ readonly node: string; readonly op: string; readonly device: 'webgpu' | 'wasm'; readonly reason: string }>;
+  readonly placements: ReadonlyArray<{
+    readonly node: string; readonly op: string; readonly device: 'webgpu' | 'wasm'; readonly reason: string;
+    /** With worker threads: how the last run ran this node ("2 parts by output pixels", or why whole). */
+    readonly threads?: string;
+  }>;
   /** The threads its runs use now, its own included (fewer than asked for if a worker was lost or the model has nothing to split). */
   readonly threads: number;
 }

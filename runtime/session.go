@@ -81,7 +81,10 @@ type Session struct {
 	overridePlans sync.Map
 	pool          *exec.Pool
 	// threads are the session's own worker goroutines (Options.Threads), or nil.
-	threads       *exec.Goroutines
+	threads *exec.Goroutines
+	// splitNotes holds, per step of plan, how its last threaded run ran
+	// it (exec.Options.SplitNote).
+	splitNotes    sync.Map
 	estimates     sync.Map // estimateKey → *estimate
 	estimateCount atomic.Int64
 	// declared are the inputs' types (FreeDimensionOverrides applied);
@@ -318,6 +321,9 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		if eo.Threads == nil && s.threads != nil {
 			eo.Threads = s.threads
 		}
+		if eo.Threads != nil {
+			eo.SplitNote = func(step int, note string) { s.splitNotes.Store(step, note) }
+		}
 	}
 	res, err = exec.Run(ctx, p, feeds, outputs, eo)
 	if err != nil {
@@ -333,6 +339,15 @@ func (s *Session) RunWith(ctx context.Context, feeds map[string]tensor.Value, ou
 		}
 	}
 	return res, nil
+}
+
+// SplitNote says how the last run with threads ran step i of Plan(): in
+// how many parts, or why whole ("" when no such run split or considered
+// it).
+func (s *Session) SplitNote(i int) string {
+	v, _ := s.splitNotes.Load(i)
+	note, _ := v.(string)
+	return note
 }
 
 // RunPart computes a worker's part of a split step of the session's plan

@@ -168,6 +168,9 @@ type placement struct {
 	Op     string `js:"op"`
 	Device string `js:"device"`
 	Reason string `js:"reason"`
+	// Threads says how the last run with worker threads ran the step
+	// (runtime.Session.SplitNote), when it considered splitting it.
+	Threads string `js:"threads,omitempty"`
 }
 
 // providersInfo answers session.executionProviders and
@@ -186,11 +189,11 @@ func (st *deviceState) info(s *runtime.Session) providersInfo {
 	in := providersInfo{ExecutionProviders: []string{options.WASM}}
 	onGPU := false
 	lost := st.lost.Load() || st.acc != nil && st.acc.Lost()
-	for _, step := range s.Plan().Steps {
+	for i, step := range s.Plan().Steps {
 		if step.Transfer != plan.NoTransfer {
 			continue // a copy between devices, not a node of the model
 		}
-		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: options.WASM, Reason: step.Reason}
+		p := placement{Node: step.Node.Name, Op: step.Node.OpType, Device: options.WASM, Reason: step.Reason, Threads: s.SplitNote(i)}
 		if step.Device != plan.CPU {
 			if lost {
 				p.Reason = "the WebGPU device was lost; the session runs on the CPU"

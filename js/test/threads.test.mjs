@@ -72,7 +72,14 @@ test('intraOpNumThreads 2: the convolutions split, the outputs are bit-identical
       const got = await s.run(feeds);
       for (const k of s.outputNames) sameBits(got[k].data, want[k].data, `${name} run ${run}, ${k}`);
     }
-    if (name === 'conv model') assert.ok(gort._threadPool().stats.parts >= parts + 3, 'the Winograd convolution was not split');
+    if (name === 'conv model') {
+      assert.ok(gort._threadPool().stats.parts >= parts + 3, 'the Winograd convolution was not split');
+      // session.placements says how each convolution ran, and why.
+      const notes = s.placements.filter((p) => p.op === 'Conv').map((p) => p.threads);
+      assert.equal(notes.length, 2, JSON.stringify(s.placements));
+      assert.match(notes[0], /^2 parts by output (pixels|channels)$/);
+      assert.match(notes[1], /^whole: 2 parts would save about [\d.]+ ms of work and cost [\d.]+ ms in copies and messages$/);
+    }
     await s.release();
   }
 });

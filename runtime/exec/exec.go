@@ -50,6 +50,9 @@ type Options struct {
 	// zero) says splitting pays; see split.go.
 	Threads    Threads
 	ThreadCost ThreadCost
+	// SplitNote, when set with Threads, is told for each top-level step
+	// whose kernel splits how it ran: in how many parts, or why whole.
+	SplitNote func(step int, note string)
 	// PartOutput, on a RunPart, returns a float32 buffer of n elements
 	// for the part's output (the executor zeroes it), so that a worker
 	// reuses one buffer from part to part instead of allocating.

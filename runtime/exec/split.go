@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gort-dev/gort/runtime/errs"
 	"github.com/gort-dev/gort/runtime/op"
@@ -54,7 +55,8 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 	if sp.Units <= 0 || sp.Align <= 0 || n < 2 {
 		return nil
 	}
-	n = min(n, sp.Units/sp.Align)
+	blocks := (sp.Units + sp.Align - 1) / sp.Align
+	n = min(n, blocks)
 	for ; n >= 2; n-- {
 		saved := float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
 		cost := c.SyncMicros + 2*float64(inBytes*int64(n-1)+outBytes)/c.BytesPerMicro
@@ -67,7 +69,6 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 	}
 	// Equal shares of whole alignment units; the remainder goes to the
 	// first parts, and the last part ends at Units.
-	blocks := (sp.Units + sp.Align - 1) / sp.Align
 	out := make([]op.Part, n)
 	lo := 0
 	for i := range out {
@@ -80,6 +81,27 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 		lo = hi
 	}
 	return out
+}
+
+// note says how a step ran: in how many parts along which axis, or why
+// it ran whole.
+func (c ThreadCost) note(sp op.Split, parts []op.Part, threads int, inBytes int64) string {
+	axis := "output channels"
+	if sp.Pixels {
+		axis = "output pixels"
+	}
+	switch {
+	case len(parts) > 0:
+		return fmt.Sprintf("%d parts by %s", len(parts), axis)
+	case sp.Units <= 0 || sp.Align <= 0:
+		return "whole: this run cannot be split"
+	case sp.Units <= sp.Align:
+		return fmt.Sprintf("whole: %d %s in blocks of %d make one part", sp.Units, axis, sp.Align)
+	}
+	n := min(threads, (sp.Units+sp.Align-1)/sp.Align)
+	saved := float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
+	cost := c.SyncMicros + 2*float64(inBytes*int64(n-1)+sp.OutBytes)/c.BytesPerMicro
+	return fmt.Sprintf("whole: %d parts would save about %.2f ms of work and cost %.2f ms in copies and messages", n, saved/1000, cost/1000)
 }
 
 // runSplit runs a splitting kernel's step in parts: workers take parts
@@ -103,6 +125,9 @@ func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, 
 		cost = DefaultThreadCost
 	}
 	parts := cost.parts(sp, workers+1, inBytes, sp.OutBytes)
+	if r.opts.SplitNote != nil {
+		r.opts.SplitNote(r.index, cost.note(sp, parts, workers+1, inBytes))
+	}
 	if parts == nil {
 		return k.Run(ctx, ins)
 	}

@@ -181,6 +181,18 @@ func TestThreadCostSplitsOnlyLargeSteps(t *testing.T) {
 	if !split["w2"] {
 		t.Errorf("the Winograd convolution (w2) was not split; split: %v", split)
 	}
+	// Each decision is told, with its reason.
+	notes := map[string]string{}
+	if _, err := exec.Run(context.Background(), main, map[string]tensor.Value{"x": x}, []string{"y"}, exec.Options{Threads: th,
+		SplitNote: func(i int, note string) { notes[main.Steps[i].Node.Inputs[1]] = note }}); err != nil {
+		t.Fatal(err)
+	}
+	if n := notes["w2"]; n != "2 parts by output pixels" {
+		t.Errorf("w2: note %q", n)
+	}
+	if n := notes["w1"]; !strings.HasPrefix(n, "whole: 2 parts would save about ") {
+		t.Errorf("w1: note %q", n)
+	}
 }
 
 // TestRunPartRefusesOtherSteps: a worker asked for a part of a step that
