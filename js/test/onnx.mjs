@@ -160,3 +160,14 @@ export function passthrough(vars) {
     outputs: vars,
   });
 }
+
+/** n deterministic pseudo-random floats in [-0.1, 0.1) (a linear congruential sequence from seed). */
+export function floats(n, seed) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 2 ** 32 - 0.5) * 0.2;
+  }
+  return out;
+}

@@ -8,25 +8,15 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setMaxListeners } from 'node:events';
 import gort from '../dist/gort.mjs';
-import { model, raw, f32 } from './onnx.mjs';
+import { model, raw, f32, floats } from './onnx.mjs';
 
 const { InferenceSession, Tensor, env, ErrorCode } = gort;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SQUEEZENET = join(HERE, '..', '..', 'testdata', 'bench', 'test_squeezenet', 'model.onnx');
 
-// Deterministic pseudo-random floats.
-function floats(n, seed) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32 - 0.5) * 0.2;
-  }
-  return out;
-}
-
-// Two convolutions large enough that splitting pays (a Winograd 3×3 and a
-// 1×1 with a fused residual), on an H ≠ W image.
+// A Winograd 3×3 convolution large enough that splitting it pays, then a
+// 1×1 one with a fused residual that does not (copying its input and
+// output costs more than half its work saves), on an H ≠ W image.
 function convModel() {
   const c = 48;
   const w = (name, shape, seed) => ({ name, type: 'float32', dims: shape, raw: raw(floats(shape.reduce((a, b) => a * b, 1), seed)) });

@@ -4,17 +4,7 @@
 // threads; the outputs must be bit-identical and parts must have gone to
 // the worker. Results go to window.__gortResult.
 import gort from '/dist/gort.mjs';
-import { model, raw, f32 } from '/test/onnx.mjs';
-
-function floats(n, seed) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32 - 0.5) * 0.2;
-  }
-  return out;
-}
+import { model, raw, f32, floats } from '/test/onnx.mjs';
 
 async function main() {
   const c = 48;
