@@ -40,7 +40,7 @@ func (t jsThreads) Workers() int {
 }
 
 // Start posts the part: the inputs are copied out of Go's memory into
-// fresh Uint8Arrays, which the pool transfers to the worker.
+// Uint8Arrays (buffer), which the pool transfers to the worker.
 func (t jsThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(dst [][]float32) error {
 	arr := js.Global().Get("Array").New(len(ins))
 	for i, in := range ins {
@@ -193,7 +193,10 @@ func runPart(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pieces) > 1 { // one copy into JS
+	// One copy into JS: a part along pixels has a piece per channel plane,
+	// gathered first.
+	flat := pieces[0]
+	if len(pieces) > 1 {
 		all := 0
 		for _, p := range pieces {
 			all += len(p)
@@ -203,25 +206,17 @@ func runPart(args []js.Value) (any, error) {
 		for _, p := range pieces {
 			off += copy(partGather[off:], p)
 		}
-		pieces = [][]float32{partGather}
+		flat = partGather
 	}
-	n := 0
-	for _, p := range pieces {
-		n += 4 * len(p)
-	}
-	u := js.Undefined()
-	if len(args) > 6 && args[6].Type() == js.TypeObject && args[6].InstanceOf(uint8Array) && args[6].Length() >= n {
-		u = args[6].Call("subarray", 0, n)
+	b := byteView(flat)
+	var u js.Value
+	if len(args) > 6 && args[6].Type() == js.TypeObject && args[6].InstanceOf(uint8Array) && args[6].Length() >= len(b) {
+		u = args[6].Call("subarray", 0, len(b))
 	} else {
-		u = uint8Array.New(n)
+		u = uint8Array.New(len(b))
 	}
-	off := 0
-	for _, p := range pieces {
-		b := byteView(p)
-		if len(b) > 0 {
-			js.CopyBytesToJS(u.Call("subarray", off, off+len(b)), b)
-		}
-		off += len(b)
+	if len(b) > 0 {
+		js.CopyBytesToJS(u, b)
 	}
 	return u, nil
 }

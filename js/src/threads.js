@@ -38,7 +38,7 @@ async function startThread(module) {
   let w;
   const pending = new Map();
   let nextId = 1;
-  const worker = { dead: false, sessions: new Map() };
+  const worker = { dead: false };
   const fail = (why) => {
     if (worker.dead) return;
     worker.dead = true;
@@ -133,8 +133,6 @@ export function threadPool(module) {
       if (!members.length) return null;
       return sessionThreads(members, info, stats);
     },
-    /** Stops every worker (tests). */
-    terminate() { for (const w of workers) w.kill(); },
     workers,
     stats, // {parts, onPart}: the parts handed to workers so far; onPart(worker) is called after each (tests)
   };
@@ -143,7 +141,6 @@ export function threadPool(module) {
 // The threads of one session: the object gort.wasm's run calls
 // (workers(), start()), release, and the count in use.
 function sessionThreads(members, info, stats) {
-  let st = null; // the object returned below
   // Input buffers the workers sent back, for the next parts' inputs.
   const spare = [];
   const keep = (b) => {
@@ -158,7 +155,7 @@ function sessionThreads(members, info, stats) {
     if (!warned && info.logSeverityLevel <= 2) console.warn('[gort]', `${ErrorCode.WORKER_LOST}: a worker thread failed (${e && e.message ? e.message : e}); its part ran on the calling thread`);
     warned = true;
   };
-  st = {
+  const st = {
     get count() { return live().length + 1; },
     parts: 0, // handed out by this session's runs
     forRun: {
