@@ -195,8 +195,10 @@ func runPart(args []js.Value) (any, error) {
 	}
 	// One copy into JS: a part along pixels has a piece per channel plane,
 	// gathered first.
-	flat := pieces[0]
-	if len(pieces) > 1 {
+	var flat []float32
+	if len(pieces) == 1 {
+		flat = pieces[0]
+	} else if len(pieces) > 1 {
 		all := 0
 		for _, p := range pieces {
 			all += len(p)
