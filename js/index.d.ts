@@ -230,7 +230,7 @@ export interface Env {
   wasm: {
     /** Run sessions in a module Worker located next to the script (browsers; ignored in Node). */
     proxy: boolean;
-    /** Threads per session (0, the default: min(4, ceil(cores / 2)), as onnxruntime-web); see intraOpNumThreads. */
+    /** Threads per session (0, the default: as onnxruntime-web, min(4, ceil(cores / 2)) in Node and cross-origin isolated pages, else 1); see intraOpNumThreads. */
     numThreads: number;
     simd: boolean;
     wasmPaths?: string | URL | { wasm?: string };

@@ -21,8 +21,9 @@ export const env = {
     proxy: false,
     /**
      * Threads for each session's runs (a session's intraOpNumThreads overrides it): 0, the default, means
-     * onnxruntime-web's min(4, ceil(cores / 2)). Beyond one, the model is also loaded in Workers (worker_threads
-     * in Node), which compute parts of its heavy steps. Read at create().
+     * onnxruntime-web's choice: min(4, ceil(cores / 2)) in Node and in cross-origin isolated pages, 1 in other
+     * pages. Beyond one, the model is also loaded in Workers (worker_threads in Node), which compute parts of its
+     * heavy steps; gort needs no isolation for that. Read at create().
      */
     numThreads: 0,
     simd: true,

@@ -11,8 +11,15 @@ import { env } from './env.js';
 import { nodeImport } from './io.js';
 import { isNode, platform } from './platform.js';
 
-/** onnxruntime-web's default thread count: min(4, ceil(cores / 2)). */
+/**
+ * onnxruntime-web's default thread count in a page: min(4, ceil(cores / 2))
+ * where the page is cross-origin isolated, else 1 (where onnxruntime-web
+ * cannot use threads). gort's threads need no isolation, but each holds a
+ * copy of the model: a page that did not ask for threads does not get that
+ * memory cost by surprise. numThreads or intraOpNumThreads ask for them.
+ */
 export function defaultThreads() {
+  if (!globalThis.crossOriginIsolated) return 1;
   const cores = typeof navigator === 'object' && navigator && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : 1;
   return Math.max(1, Math.min(4, Math.ceil(cores / 2)));
 }
