@@ -183,9 +183,11 @@ JS
 ${COMMON}
 platform.newWorker = () => new Worker(new URL('./gort.worker.mjs', import.meta.url), { type: 'module', name: 'gort' });
 platform.workerUrl = () => new URL('./gort.worker.mjs', import.meta.url);
-// A Worker in a page; in Node, a worker_threads thread of the pool.
+// A Worker in a page; in Node, a worker_threads thread of the pool (its
+// parentPort holds messages until the listener is set). No top-level await:
+// bundlers (Vite) emit workers as classic scripts.
 if (typeof self === 'object' && self && typeof self.postMessage === 'function') serveWorker(self);
-else serveWorker(nodeScope((await nodeImport('worker_threads')).parentPort));
+else nodeImport('worker_threads').then((m) => serveWorker(nodeScope(m.parentPort)));
 JS
 } > "$DIST/gort.worker.mjs"
 rm "$BODY"
