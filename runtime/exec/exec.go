@@ -426,7 +426,9 @@ func (r *runner) step(st *plan.Step, f *frame) (outs []tensor.Value, err error) 
 			tins[i] = t
 		}
 		var touts []*tensor.Tensor
-		if sk, ok := k.(op.SplittingKernel); ok && r.opts.Threads != nil && r.depth == 1 && f.parent == nil && onCPU && r.opts.Threads.Workers() > 0 {
+		// Threads first: the interface assertion is a lookup, paid by
+		// every step of a run without threads otherwise.
+		if sk, ok := r.splitting(k, st, f, onCPU); ok {
 			touts, err = r.runSplit(sk, ctx, st, f, tins)
 		} else {
 			touts, err = k.Run(ctx, tins)

@@ -104,6 +104,17 @@ func (c ThreadCost) note(sp op.Split, parts []op.Part, threads int, inBytes int6
 	return fmt.Sprintf("whole: %d parts would save about %.2f ms of work and cost %.2f ms in copies and messages", n, saved/1000, cost/1000)
 }
 
+// splitting returns k as a SplittingKernel when this step may be split:
+// a run with threads, a top-level CPU step, a kernel that splits, and a
+// worker to take a part.
+func (r *runner) splitting(k op.Kernel, st *plan.Step, f *frame, onCPU bool) (op.SplittingKernel, bool) {
+	if r.opts.Threads == nil || r.depth != 1 || f.parent != nil || !onCPU {
+		return nil, false
+	}
+	sk, ok := k.(op.SplittingKernel)
+	return sk, ok && r.opts.Threads.Workers() > 0
+}
+
 // runSplit runs a splitting kernel's step in parts: workers take parts
 // 1…n−1, this instance computes part 0 into the output it allocates, and
 // the workers' parts are copied in. A worker that fails has its part
