@@ -11,21 +11,23 @@ import { env } from './env.js';
 import { nodeImport } from './io.js';
 import { isNode, platform } from './platform.js';
 
-/**
- * onnxruntime-web's default thread count in a page: min(4, ceil(cores / 2))
- * where the page is cross-origin isolated, else 1 (where onnxruntime-web
- * cannot use threads). gort's threads need no isolation, but each holds a
- * copy of the model: a page that did not ask for threads does not get that
- * memory cost by surprise. numThreads or intraOpNumThreads ask for them.
- */
-export function defaultThreads() {
-  if (!globalThis.crossOriginIsolated) return 1;
-  const cores = typeof navigator === 'object' && navigator && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : 1;
-  return Math.max(1, Math.min(4, Math.ceil(cores / 2)));
-}
+// onnxruntime-web's formula: min(4, ceil(cores / 2)), at least 1.
+const threadsOfCores = (cores) => Math.max(1, Math.min(4, Math.ceil(cores / 2)));
 
-async function nodeCores() {
-  try { return (await nodeImport('os')).availableParallelism(); } catch { return 1; }
+/**
+ * The default thread count (env.wasm.numThreads 0), as onnxruntime-web's:
+ * threadsOfCores in Node and in cross-origin isolated pages, else 1 (where
+ * onnxruntime-web cannot use threads). gort's threads need no isolation,
+ * but each holds a copy of the model: a page that did not ask for threads
+ * does not get that memory cost by surprise. numThreads or
+ * intraOpNumThreads ask for them.
+ */
+async function defaultThreads() {
+  if (isNode) {
+    try { return threadsOfCores((await nodeImport('os')).availableParallelism()); } catch { return 1; }
+  }
+  if (!globalThis.crossOriginIsolated) return 1;
+  return threadsOfCores(typeof navigator === 'object' && navigator && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : 1);
 }
 
 /**
@@ -33,10 +35,9 @@ async function nodeCores() {
  * it; 0 when not given), else env.wasm.numThreads, where 0 means the default.
  */
 export async function threadsFor(sessionThreads) {
-  let n = sessionThreads || Number(env.wasm.numThreads) || 0;
+  const n = sessionThreads || Number(env.wasm.numThreads) || 0;
   if (!Number.isInteger(n) || n < 0) throw gortError(ErrorCode.INVALID_ARGUMENT, `env.wasm.numThreads must be a non-negative integer, got ${env.wasm.numThreads}`);
-  if (n === 0) n = isNode ? Math.max(1, Math.min(4, Math.ceil((await nodeCores()) / 2))) : defaultThreads();
-  return n;
+  return n === 0 ? defaultThreads() : n;
 }
 
 // A worker: post(msg, transfer) → Promise of its reply; dead once it

@@ -49,18 +49,15 @@ type ThreadCost struct {
 var DefaultThreadCost = ThreadCost{MACsPerMicro: 11000, SyncMicros: 500, BytesPerMicro: 8000, Margin: 2}
 
 // parts cuts sp's units into at most n aligned parts, or returns nil when
-// splitting does not pay (inBytes: what each worker receives; outBytes: the
-// whole output).
-func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part {
+// splitting does not pay (inBytes: what each worker receives).
+func (c ThreadCost) parts(sp op.Split, n int, inBytes int64) []op.Part {
 	if sp.Units <= 0 || sp.Align <= 0 || n < 2 {
 		return nil
 	}
 	blocks := (sp.Units + sp.Align - 1) / sp.Align
 	n = min(n, blocks)
 	for ; n >= 2; n-- {
-		saved := float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
-		cost := c.SyncMicros + 2*float64(inBytes*int64(n-1)+outBytes)/c.BytesPerMicro
-		if saved > c.Margin*cost {
+		if saved, cost := c.estimate(sp, n, inBytes); saved > c.Margin*cost {
 			break
 		}
 	}
@@ -83,6 +80,15 @@ func (c ThreadCost) parts(sp op.Split, n int, inBytes, outBytes int64) []op.Part
 	return out
 }
 
+// estimate returns, in µs, the work that splitting sp into n parts saves
+// and what the split costs: a round trip, each worker's copy of the inputs
+// and the output parts, every byte copied twice.
+func (c ThreadCost) estimate(sp op.Split, n int, inBytes int64) (saved, cost float64) {
+	saved = float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
+	cost = c.SyncMicros + 2*float64(inBytes*int64(n-1)+sp.OutBytes)/c.BytesPerMicro
+	return saved, cost
+}
+
 // note says how a step ran: in how many parts along which axis, or why
 // it ran whole.
 func (c ThreadCost) note(sp op.Split, parts []op.Part, threads int, inBytes int64) string {
@@ -99,8 +105,7 @@ func (c ThreadCost) note(sp op.Split, parts []op.Part, threads int, inBytes int6
 		return fmt.Sprintf("whole: %d %s in blocks of %d make one part", sp.Units, axis, sp.Align)
 	}
 	n := min(threads, (sp.Units+sp.Align-1)/sp.Align)
-	saved := float64(sp.MACs) / c.MACsPerMicro * float64(n-1) / float64(n)
-	cost := c.SyncMicros + 2*float64(inBytes*int64(n-1)+sp.OutBytes)/c.BytesPerMicro
+	saved, cost := c.estimate(sp, n, inBytes)
 	return fmt.Sprintf("whole: %d parts would save about %.2f ms of work and cost %.2f ms in copies and messages", n, saved/1000, cost/1000)
 }
 
@@ -135,7 +140,7 @@ func (r *runner) runSplit(k op.SplittingKernel, ctx *op.Context, st *plan.Step, 
 	if cost == (ThreadCost{}) {
 		cost = DefaultThreadCost
 	}
-	parts := cost.parts(sp, workers+1, inBytes, sp.OutBytes)
+	parts := cost.parts(sp, workers+1, inBytes)
 	if r.opts.SplitNote != nil {
 		r.opts.SplitNote(r.index, cost.note(sp, parts, workers+1, inBytes))
 	}

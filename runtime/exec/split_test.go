@@ -17,10 +17,10 @@ import (
 	"github.com/gort-dev/gort/runtime/tensor"
 )
 
-// goThreads is an exec.Threads whose workers are goroutines running
-// exec.RunPart on a plan compiled separately from the same model, as a
-// worker instance of the JS pool does. A worker listed in lost fails every
-// part it is given.
+// goThreads is exec.Goroutines over one plan compiled separately from the
+// model (a worker instance of the JS pool compiles its own), that also
+// records the steps it is handed parts of. A worker listed in lost fails
+// every part it is given.
 type goThreads struct {
 	p       *plan.Plan
 	workers int
@@ -43,33 +43,13 @@ func (g *goThreads) Start(w, step int, ins []*tensor.Tensor, part op.Part) func(
 	g.mu.Lock()
 	g.split = append(g.split, step)
 	g.mu.Unlock()
-	type result struct {
-		out [][]float32
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, err := exec.RunPart(context.Background(), g.p, step, ins, part, exec.Options{})
-		done <- result{out, err}
-	}()
+	wait := (&exec.Goroutines{Plans: []*plan.Plan{g.p}}).Start(0, step, ins, part)
 	return func(dst [][]float32) error {
-		r := <-done
-		if r.err != nil {
-			return r.err
-		}
 		if g.lost[w] {
+			wait(nil) // the part is dropped, not copied: the caller must compute it
 			return errors.New("worker lost")
 		}
-		if len(r.out) != len(dst) {
-			return errors.New("wrong number of pieces")
-		}
-		for i := range dst {
-			if len(r.out[i]) != len(dst[i]) {
-				return errors.New("wrong piece length")
-			}
-			copy(dst[i], r.out[i])
-		}
-		return nil
+		return wait(dst)
 	}
 }
 
